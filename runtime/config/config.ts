@@ -1,0 +1,61 @@
+import path from "node:path";
+import { z } from "zod";
+import { AppError } from "../errors/app-error.js";
+
+const PortSchema = z.coerce.number().int().min(0).max(65_535);
+
+/** The environment variables workcell reads, validated once. */
+export const EnvSchema = z.object({
+  WORKCELL_HOST: z.string().min(1).default("127.0.0.1"),
+  WORKCELL_PORT: PortSchema.default(7070),
+  WORKCELL_DATA_DIR: z.string().min(1).default("./.workcell"),
+  WORKCELL_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  WORKCELL_IMAGE: z.string().min(1).optional(),
+  WORKCELL_SESSION_IDLE_MS: z.coerce.number().int().positive().default(30 * 60_000),
+  WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+});
+
+/** Resource limits a worker gets unless `resources` says otherwise. */
+export const DEFAULT_RESOURCES: Readonly<{ cpus: number; memoryMb: number; pids: number; tmpMb: number }> = Object.freeze({
+  cpus: 1,
+  memoryMb: 2048,
+  pids: 512,
+  tmpMb: 512,
+});
+
+/** workcell's configuration, parsed once and frozen. */
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly token: string | undefined;
+  /** An image tag that overrides the built sandbox image (for tests and custom images). */
+  readonly image: string | undefined;
+  readonly sessionIdleMs: number;
+  readonly maxBodyBytes: number;
+  readonly maxMcpBodyBytes: number;
+}
+
+/**
+ * Parses configuration from explicit overrides, then the environment, then defaults.
+ * Invalid values fail with a message naming the variable and how to fix it.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, overrides: Partial<Config> = {}): Readonly<Config> {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new AppError("invalid_input", `Invalid configuration: ${problems}. Fix or unset these environment variables.`);
+  }
+  const values = parsed.data;
+  return Object.freeze({
+    host: overrides.host ?? values.WORKCELL_HOST,
+    port: overrides.port ?? values.WORKCELL_PORT,
+    dataDir: path.resolve(overrides.dataDir ?? values.WORKCELL_DATA_DIR),
+    token: overrides.token ?? values.WORKCELL_TOKEN,
+    image: overrides.image ?? values.WORKCELL_IMAGE,
+    sessionIdleMs: overrides.sessionIdleMs ?? values.WORKCELL_SESSION_IDLE_MS,
+    maxBodyBytes: overrides.maxBodyBytes ?? values.WORKCELL_MAX_BODY_BYTES,
+    maxMcpBodyBytes: overrides.maxMcpBodyBytes ?? values.WORKCELL_MAX_MCP_BODY_BYTES,
+  });
+}

@@ -1,0 +1,91 @@
+import type { Readable, Writable } from "node:stream";
+
+/** The container settings workcell decides; a driver turns them into its engine's API. */
+export interface ContainerSpec {
+  readonly name: string;
+  readonly image: string;
+  readonly user: string;
+  readonly env: readonly string[];
+  readonly labels: Readonly<Record<string, string>>;
+  readonly workingDir: string;
+  readonly command: readonly string[];
+  readonly mounts: readonly { source: string; target: string; readOnly: boolean }[];
+  readonly tmpfs: Readonly<Record<string, string>>;
+  readonly networkMode: "none";
+  readonly memoryMb: number;
+  readonly cpus: number;
+  readonly pids: number;
+  readonly logMaxBytes: number;
+}
+
+/** What workcell needs to know about a container's state. */
+export interface ContainerState {
+  readonly id: string;
+  readonly name: string;
+  readonly running: boolean;
+  readonly status: string;
+  readonly exitCode: number;
+  readonly oomKilled: boolean;
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+/** A finished exec: exit code and the captured output. */
+export interface ExecResult {
+  readonly exitCode: number;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+}
+
+/** A running exec with its streams attached; closing stdin ends the program. */
+export interface ExecSession {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles with the exit code (or -1 when unknown) once the stream has ended. */
+  readonly exited: Promise<number>;
+  /** Ends stdin and tears the connection down. */
+  close(): void;
+}
+
+/** Options for a one-shot exec. */
+export interface ExecOptions {
+  readonly argv: readonly string[];
+  readonly stdin?: Buffer;
+  readonly env?: readonly string[];
+  /** Write stdout here instead of buffering it (for large binary output). */
+  readonly stdoutSink?: Writable;
+  readonly maxBufferBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** Facts about the engine for /health and error messages. */
+export interface EngineInfo {
+  readonly serverVersion: string;
+  readonly apiVersion: string;
+  readonly os: string;
+  readonly containers: number;
+  readonly cpus: number;
+  readonly memoryBytes: number;
+}
+
+/** Progress lines while an image builds. */
+export type BuildProgress = (line: string) => void;
+
+/**
+ * The container engine as workcell uses it. Docker implements it today; a remote pool or
+ * Kubernetes driver can implement it later without server/ or tools/ noticing.
+ */
+export interface ContainerDriver {
+  info(): Promise<EngineInfo>;
+  imageExists(tag: string): Promise<boolean>;
+  buildImage(contextDir: string, files: readonly string[], dockerfile: string, tag: string, onProgress: BuildProgress): Promise<void>;
+  create(spec: ContainerSpec): Promise<string>;
+  start(id: string): Promise<void>;
+  stop(id: string, timeoutS: number): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Undefined when the container does not exist. */
+  inspect(id: string): Promise<ContainerState | undefined>;
+  list(labels: Readonly<Record<string, string>>): Promise<ContainerState[]>;
+  exec(id: string, options: ExecOptions): Promise<ExecResult>;
+  attach(id: string, argv: readonly string[], env?: readonly string[]): Promise<ExecSession>;
+}

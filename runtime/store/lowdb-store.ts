@@ -1,0 +1,70 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { Low } from "lowdb";
+import { JSONFile } from "lowdb/node";
+import { z } from "zod";
+import { AppError } from "../errors/app-error.js";
+import { WorkerSchema, type Worker } from "../workers/worker.js";
+import type { StateStore } from "./state-store.js";
+
+const StateSchema = z.object({ version: z.literal(1), workers: z.record(z.string(), WorkerSchema) });
+type State = z.infer<typeof StateSchema>;
+
+/**
+ * The embedded store: one JSON file written atomically by lowdb, validated when read back,
+ * with every mutation going through one queue so concurrent requests cannot lose writes.
+ */
+export class LowdbStateStore implements StateStore {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(private readonly db: Low<State>) {}
+
+  /** Opens (or creates) `<dataDir>/state.json`; a corrupt file is an error, never silently reset. */
+  static async open(dataDir: string): Promise<LowdbStateStore> {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    const file = path.join(dataDir, "state.json");
+    const db = new Low<State>(new JSONFile<State>(file), { version: 1, workers: {} });
+    try {
+      await db.read();
+    } catch (error) {
+      throw new AppError("internal", `The state file ${file} is not valid JSON. Restore it from a backup or move it aside to start empty.`, { cause: error });
+    }
+    const parsed = StateSchema.safeParse(db.data);
+    if (!parsed.success) {
+      throw new AppError("internal", `The state file ${file} does not match the expected shape (${parsed.error.issues[0]?.message}). Move it aside to start empty.`);
+    }
+    db.data = parsed.data;
+    return new LowdbStateStore(db);
+  }
+
+  async listWorkers(): Promise<Worker[]> {
+    await this.queue;
+    return Object.values(this.db.data.workers).map((worker) => structuredClone(worker));
+  }
+
+  async getWorker(id: string): Promise<Worker | undefined> {
+    await this.queue;
+    const worker = this.db.data.workers[id];
+    return worker === undefined ? undefined : structuredClone(worker);
+  }
+
+  putWorker(worker: Worker): Promise<void> {
+    return this.enqueue(async () => {
+      this.db.data.workers[worker.id] = structuredClone(worker);
+      await this.db.write();
+    });
+  }
+
+  deleteWorker(id: string): Promise<void> {
+    return this.enqueue(async () => {
+      delete this.db.data.workers[id];
+      await this.db.write();
+    });
+  }
+
+  private enqueue(write: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(write, write);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}

@@ -1,0 +1,9 @@
+import type { Worker } from "../workers/worker.js";
+
+/** Where workers are persisted. Writes are serialized by the implementation. */
+export interface StateStore {
+  listWorkers(): Promise<Worker[]>;
+  getWorker(id: string): Promise<Worker | undefined>;
+  putWorker(worker: Worker): Promise<void>;
+  deleteWorker(id: string): Promise<void>;
+}

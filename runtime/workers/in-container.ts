@@ -1,0 +1,39 @@
+import { z } from "zod";
+import type { ContainerDriver } from "../docker/container-driver.js";
+import { AppError } from "../errors/app-error.js";
+
+/** Where the bundled tools live inside the sandbox image. */
+export const TOOLS_PATH = "/opt/workcell/workcell-tools.mjs";
+
+/** The argv that starts the in-container MCP server on stdio. */
+export const MCP_SERVER_ARGV = ["node", TOOLS_PATH, "mcp"] as const;
+
+/**
+ * Runs a mode of the in-container tools program and validates its one-line JSON answer:
+ * the container is untrusted, so its answer crosses a trust boundary.
+ */
+export async function callInContainer<T>(
+  driver: ContainerDriver,
+  containerId: string,
+  argv: readonly string[],
+  schema: z.ZodType<T>,
+  options: { stdin?: Buffer; signal?: AbortSignal } = {},
+): Promise<T> {
+  const result = await driver.exec(containerId, {
+    argv: ["node", TOOLS_PATH, ...argv],
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
+  }
+  const failure = z.object({ error: z.string() }).safeParse(value);
+  if (failure.success) throw new AppError("invalid_input", failure.data.error);
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+/** Lifecycle states a worker can be in. */
+export const WorkerStatusSchema = z.enum(["starting", "running", "stopped", "failed", "removed"]);
+export type WorkerStatus = z.infer<typeof WorkerStatusSchema>;
+
+/** Resource limits of a worker's container. */
+export const ResourcesSchema = z
+  .object({
+    cpus: z.number().positive().max(64).optional().describe("CPU cores the container may use"),
+    memoryMb: z.number().int().min(64).max(1_048_576).optional().describe("Memory limit in MB (swap included)"),
+    pids: z.number().int().min(16).max(1_000_000).optional().describe("Maximum number of processes"),
+    tmpMb: z.number().int().min(1).max(65_536).optional().describe("Size of the /tmp tmpfs in MB"),
+  })
+  .strict();
+export type Resources = z.infer<typeof ResourcesSchema>;
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** The body of `POST /v1/workers`. */
+export const CreateWorkerInputSchema = z
+  .object({
+    repo: z.string().min(1).refine((value) => value.startsWith("/"), "must be an absolute path to a git repository on the control plane's host"),
+    baseRef: z.string().min(1).max(256).optional(),
+    name: z
+      .string()
+      .max(40)
+      .regex(KEBAB, "must be kebab-case (lowercase letters, digits and single dashes), e.g. fix-login")
+      .optional(),
+    image: z.string().min(1).max(256).optional(),
+    permissions: z.record(z.string(), z.unknown()).optional(),
+    resources: ResourcesSchema.optional(),
+    env: z
+      .record(z.string().regex(ENV_NAME, "env names must match [A-Za-z_][A-Za-z0-9_]*"), z.string().max(32_768))
+      .optional(),
+  })
+  .strict();
+export type CreateWorkerInput = z.infer<typeof CreateWorkerInputSchema>;
+
+/** A worker as stored and as answered by the API (the contract's fields plus a few more). */
+export const WorkerSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  status: WorkerStatusSchema,
+  repo: z.string(),
+  branch: z.string(),
+  baseRef: z.string(),
+  baseCommit: z.string(),
+  workspace: z.string(),
+  image: z.string(),
+  permissions: z.record(z.string(), z.unknown()),
+  resources: z.object({ cpus: z.number(), memoryMb: z.number(), pids: z.number(), tmpMb: z.number() }),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  containerId: z.string().optional(),
+  /** The state the operator asked for; a container not in it is reported as failed. */
+  desired: z.enum(["running", "stopped"]),
+  /** Env vars given to the container; values never appear in API answers. */
+  env: z.record(z.string(), z.string()),
+  objectDirs: z.array(z.string()),
+  error: z.string().optional(),
+  lastExport: z.object({ branch: z.string(), commit: z.string(), at: z.string() }).optional(),
+});
+export type Worker = z.infer<typeof WorkerSchema>;
+
+/** Fields that never leave the control plane. */
+export function toPublicWorker(worker: Worker, baseUrl: string) {
+  const { desired: _desired, objectDirs: _objectDirs, env, ...visible } = worker;
+  return { ...visible, mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`, envNames: Object.keys(env) };
+}
+export type PublicWorker = ReturnType<typeof toPublicWorker>;

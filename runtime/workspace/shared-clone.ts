@@ -1,0 +1,30 @@
+import { lchown, mkdir, readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { AppError } from "../errors/app-error.js";
+import { runHostGit } from "../git/host-git.js";
+
+/**
+ * Creates `workspace` as a shared clone of `repo` (objects borrowed through alternates,
+ * no hooks copied) checked out on `branch` at `baseCommit`. Runs before any container can
+ * see the directory, so the host never runs git where the agent has written. On failure
+ * nothing is left behind.
+ */
+export async function createSharedClone(repo: string, workspace: string, branch: string, baseCommit: string): Promise<void> {
+  await mkdir(path.dirname(workspace), { recursive: true, mode: 0o700 });
+  try {
+    const clone = await runHostGit(path.dirname(workspace), ["clone", "--quiet", "--shared", "--no-checkout", "--template=", "--", repo, workspace]);
+    if (clone.exitCode !== 0) throw new AppError("internal", `Could not clone ${repo}: ${clone.stderr.trim()}`);
+    const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
+    if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
+  } catch (error) {
+    await rm(workspace, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Hands a freshly made tree to the sandbox user (needed when the control plane runs as root). */
+export async function chownTree(root: string, uid: number, gid: number): Promise<void> {
+  await lchown(root, uid, gid);
+  const entries = await readdir(root, { withFileTypes: true, recursive: true });
+  await Promise.all(entries.map((entry) => lchown(path.join(entry.parentPath, entry.name), uid, gid)));
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// The lint rule that keeps the architecture's import direction: server → runtime only;
+// runtime imports neither server/ nor tools/; tools/ (the in-container program) imports
+// neither and never writes to the console (stdout is its MCP channel).
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const FORBIDDEN = { server: ["tools"], runtime: ["server", "tools"], tools: ["server", "runtime"] };
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+
+async function* sourceFiles(dir) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* sourceFiles(full);
+    else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield full;
+  }
+}
+
+const problems = [];
+for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
+  for await (const file of sourceFiles(path.join(root, layer))) {
+    const text = await readFile(file, "utf8");
+    for (const match of text.matchAll(IMPORT)) {
+      const specifier = match[1] ?? match[2];
+      if (!specifier?.startsWith(".")) continue;
+      const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep)[0];
+      if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
+    }
+    if (layer === "tools" && /\bconsole\.(log|info|warn|error|debug)\(/.test(text)) {
+      problems.push(`${path.relative(root, file)}: tools/ must not use console (stdout is the MCP channel)`);
+    }
+  }
+}
+
+if (problems.length > 0) {
+  process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
+  process.exit(1);
+}
+process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone.\n");

@@ -1,0 +1,69 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ContainerDriver } from "../runtime/docker/container-driver.js";
+import { AppError, toErrorBody } from "../runtime/errors/app-error.js";
+import type { WorkerManager } from "../runtime/workers/worker-manager.js";
+import type { WorkerBridge } from "./mcp/worker-bridge.js";
+import { bearerAuth, hostAndOriginGuard } from "./middleware/guards.js";
+import { createWorkerRoutes } from "./routes/workers.js";
+
+/** Everything the HTTP app needs; passed in so tests can wire their own. */
+export interface AppDeps {
+  readonly token: string;
+  readonly manager: WorkerManager;
+  readonly bridge: WorkerBridge;
+  readonly driver: ContainerDriver;
+  /** Host header values accepted (computed once the port is known). */
+  readonly allowedHosts: () => Set<string>;
+  /** The base URL clients use, e.g. http://127.0.0.1:7070. */
+  readonly baseUrl: () => string;
+  readonly maxBodyBytes: number;
+  readonly maxMcpBodyBytes: number;
+  readonly log: (message: string) => void;
+}
+
+function tooLarge(limit: number) {
+  return () => {
+    throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes. Send less, or raise the limit with WORKCELL_MAX_BODY_BYTES / WORKCELL_MAX_MCP_BODY_BYTES.`);
+  };
+}
+
+/** Builds the control plane's Hono app: guards, auth, REST routes and the MCP bridge. */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    const { status, body } = toErrorBody(error);
+    if (status >= 500 && !(error instanceof AppError && error.code === "docker_unavailable")) {
+      deps.log(`${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    return c.json(body, status as 400);
+  });
+  app.notFound((c) => {
+    const { status, body } = toErrorBody(new AppError("not_found", `No route ${c.req.method} ${c.req.path}. See the API table in the README.`));
+    return c.json(body, status as 404);
+  });
+
+  app.use("*", hostAndOriginGuard(deps.allowedHosts));
+
+  app.get("/health", async (c) => {
+    try {
+      const info = await deps.driver.info();
+      return c.json({ ok: true, docker: { available: true, version: info.serverVersion, apiVersion: info.apiVersion } });
+    } catch (error) {
+      const { body } = toErrorBody(error);
+      return c.json({ ok: false, docker: { available: false, error: body.error.message } }, 503);
+    }
+  });
+
+  app.use("/v1/*", bearerAuth(deps.token));
+
+  app.all("/v1/workers/:id/mcp", bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }), async (c) =>
+    deps.bridge.handle(c.req.param("id"), c.req.raw),
+  );
+  app.use("/v1/workers/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
+  app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
+  app.route("/v1/workers", createWorkerRoutes(deps.manager, deps.baseUrl));
+
+  return app;
+}

@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { serve, type ServerType } from "@hono/node-server";
+import type { Config } from "../runtime/config/config.js";
+import type { ContainerDriver } from "../runtime/docker/container-driver.js";
+import { sandboxUser } from "../runtime/docker/container-spec.js";
+import { DockerDriver } from "../runtime/docker/docker-driver.js";
+import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
+import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
+import { WorkerManager } from "../runtime/workers/worker-manager.js";
+import { createApp } from "./app.js";
+import { allowedHostHeaders } from "./middleware/guards.js";
+import { WorkerBridge } from "./mcp/worker-bridge.js";
+import { loadOrCreateToken, type TokenSource } from "./token.js";
+
+/** The project root (where Dockerfile.sandbox and tools/ live). */
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** A running control plane. */
+export interface ControlPlane {
+  readonly url: string;
+  readonly token: string;
+  readonly tokenSource: TokenSource;
+  readonly tokenFile: string;
+  readonly image: string;
+  readonly manager: WorkerManager;
+  readonly bridge: WorkerBridge;
+  /** Stops serving and ends MCP sessions; worker containers keep running. */
+  close(): Promise<void>;
+}
+
+/** Options beyond the configuration. */
+export interface StartOptions {
+  readonly driver?: ContainerDriver;
+  readonly onProgress?: (line: string) => void;
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * Starts the control plane: checks the engine, makes sure the sandbox image exists (building
+ * it with progress if not), reconciles stored workers with labelled containers, and serves.
+ */
+export async function startControlPlane(config: Config, options: StartOptions = {}): Promise<ControlPlane> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const driver = options.driver ?? new DockerDriver();
+  const engine = await driver.info();
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const { token, source, file } = await loadOrCreateToken(config.dataDir, config.token);
+  const image = config.image ?? (await ensureSandboxImage(driver, PROJECT_ROOT, options.onProgress ?? log));
+
+  const store = await LowdbStateStore.open(config.dataDir);
+  const hostUid = process.getuid?.() ?? 1000;
+  const hostGid = process.getgid?.() ?? 1000;
+  const user = sandboxUser(hostUid, hostGid);
+  const manager = new WorkerManager({
+    config,
+    store,
+    driver,
+    defaultImage: image,
+    instance: createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16),
+    sandboxUser: user,
+    hostCpus: engine.cpus,
+    chownWorkspaces: user.uid !== hostUid,
+  });
+  await manager.reconcile();
+  const bridge = new WorkerBridge(manager, { idleMs: config.sessionIdleMs, maxBodyBytes: config.maxMcpBodyBytes, log });
+
+  let port = config.port;
+  const urlHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const app = createApp({
+    token,
+    manager,
+    bridge,
+    driver,
+    allowedHosts: () => allowedHostHeaders(config.host, port),
+    baseUrl: () => `http://${urlHost}:${port}`,
+    maxBodyBytes: config.maxBodyBytes,
+    maxMcpBodyBytes: config.maxMcpBodyBytes,
+    log,
+  });
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));
+    started.once("error", reject);
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://${urlHost}:${port}`,
+    token,
+    tokenSource: source,
+    tokenFile: file,
+    image,
+    manager,
+    bridge,
+    close: async () => {
+      await bridge.closeAll();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { MessageRouter } from "./message-router.js";
+
+/** JSON-RPC error code for requests the container can no longer answer. */
+export const CONTAINER_GONE_CODE = -32603;
+
+/** Something the bridge reports but does not die of. */
+export type BridgeLog = (message: string) => void;
+
+/**
+ * One MCP session: the agent's Streamable HTTP transport on one side, the in-container
+ * server's transport on the other, messages forwarded verbatim both ways. A transport
+ * error is logged, not fatal; when the container side ends, every open request is
+ * answered with an error and the session closes.
+ */
+export class BridgeSession {
+  readonly http: WebStandardStreamableHTTPServerTransport;
+  private readonly router = new MessageRouter();
+  private closed = false;
+  private lastActivityMs = Date.now();
+
+  constructor(
+    readonly workerId: string,
+    private readonly container: Transport,
+    options: {
+      onInitialized: (session: BridgeSession, sessionId: string) => void;
+      onClosed: (session: BridgeSession) => void;
+      log: BridgeLog;
+      maxBodyBytes: number;
+    },
+  ) {
+    const { log } = options;
+    this.http = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (sessionId) => options.onInitialized(this, sessionId),
+      maxRequestBodySize: options.maxBodyBytes,
+    });
+    this.http.onmessage = (message) => {
+      this.touch();
+      this.router.fromClient(message);
+      this.container.send(message).catch((error: unknown) => log(`bridge ${workerId}: could not forward to the container: ${String(error)}`));
+      const cancelled = (message as { method?: string; params?: { requestId?: RequestId } }).params?.requestId;
+      if ((message as { method?: string }).method === "notifications/cancelled" && cancelled !== undefined) {
+        this.http.closeSSEStream(cancelled);
+      }
+    };
+    this.http.onerror = (error) => log(`bridge ${workerId}: http transport: ${error.message}`);
+    this.http.onclose = () => {
+      void this.close();
+      options.onClosed(this);
+    };
+    this.container.onmessage = (message) => {
+      this.touch();
+      this.forwardToClient(message, log);
+    };
+    this.container.onerror = (error) => log(`bridge ${workerId}: container transport: ${error.message}`);
+    this.container.onclose = () => {
+      void this.failOpenRequests().finally(() => this.http.close());
+    };
+  }
+
+  /** Starts the container side; the HTTP side starts with its first request. */
+  async start(): Promise<void> {
+    await this.container.start();
+  }
+
+  /** Handles one HTTP request of this session. */
+  handle(request: Request, parsedBody?: unknown): Promise<Response> {
+    this.touch();
+    return this.http.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+  }
+
+  /** Milliseconds since the last message in either direction. */
+  idleMs(now = Date.now()): number {
+    return now - this.lastActivityMs;
+  }
+
+  /** Ends the session and its in-container process. Safe to call more than once. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.container.close().catch(() => undefined);
+    await this.http.close().catch(() => undefined);
+  }
+
+  private touch(): void {
+    this.lastActivityMs = Date.now();
+  }
+
+  private forwardToClient(message: JSONRPCMessage, log: BridgeLog): void {
+    const route = this.router.toClient(message);
+    if (route.kind === "drop") {
+      log(`bridge ${this.workerId}: dropped a message from the container: ${route.reason}`);
+      return;
+    }
+    const options = route.kind === "related" ? { relatedRequestId: route.requestId } : undefined;
+    this.http.send(message, options).catch((error: unknown) => log(`bridge ${this.workerId}: could not deliver to the client: ${String(error)}`));
+  }
+
+  private async failOpenRequests(): Promise<void> {
+    for (const id of this.router.openRequests()) {
+      await this.http
+        .send({
+          jsonrpc: "2.0",
+          id,
+          error: {
+            code: CONTAINER_GONE_CODE,
+            message: `The worker's sandbox ended before answering (its container stopped or crashed). Check GET /v1/workers/${this.workerId}, start it again, and open a new MCP session.`,
+          },
+        })
+        .catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
+import { ExecStdioTransport } from "../../runtime/mcp/exec-stdio-transport.js";
+import { BridgeSession, type BridgeLog } from "./bridge-session.js";
+
+const SWEEP_INTERVAL_MS = 30_000;
+
+/** A JSON-RPC error answered over plain HTTP (no session to carry it). */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/**
+ * `/v1/workers/:id/mcp`: one in-container MCP server per MCP session, started with a
+ * non-TTY `docker exec` when the agent initializes, ended on DELETE, on idle expiry, or
+ * when the worker goes down. Unknown sessions answer 404.
+ */
+export class WorkerBridge {
+  private readonly sessions = new Map<string, BridgeSession>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly manager: WorkerManager,
+    private readonly options: { idleMs: number; maxBodyBytes: number; log: BridgeLog },
+  ) {
+    this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
+    this.sweeper.unref();
+    manager.onWorkerDown((workerId) => void this.closeWorker(workerId));
+  }
+
+  /** Number of live sessions (for /health and tests). */
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async handle(workerId: string, request: Request): Promise<Response> {
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId !== null) {
+      const session = this.sessions.get(sessionId);
+      if (session === undefined || session.workerId !== workerId) {
+        return jsonRpcError(404, -32001, "Session not found: it expired, was closed, or its worker stopped. Initialize a new session.");
+      }
+      return session.handle(request);
+    }
+    if (request.method !== "POST") {
+      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize a session with POST first).");
+    }
+    let body: unknown;
+    try {
+      body = await request.json();
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    if (!messages.some((message) => isInitializeRequest(message))) {
+      return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header and the body is not an initialize request.");
+    }
+    const exec = await this.manager.openMcpSession(workerId);
+    const session = new BridgeSession(workerId, new ExecStdioTransport(exec), {
+      onInitialized: (live, id) => this.sessions.set(id, live),
+      onClosed: (closed) => this.forget(closed),
+      log: this.options.log,
+      maxBodyBytes: this.options.maxBodyBytes,
+    });
+    await session.start();
+    const response = await session.handle(request, body);
+    if (session.http.sessionId === undefined) await session.close();
+    return response;
+  }
+
+  /** Ends every session (on shutdown). */
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((session) => session.close()));
+    this.sessions.clear();
+  }
+
+  private async closeWorker(workerId: string): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((session) => session.workerId === workerId).map((session) => session.close()));
+  }
+
+  private expireIdle(): void {
+    const now = Date.now();
+    for (const session of this.sessions.values()) {
+      if (session.idleMs(now) > this.options.idleMs) void session.close();
+    }
+  }
+
+  private forget(session: BridgeSession): void {
+    for (const [id, live] of this.sessions) if (live === session) this.sessions.delete(id);
+  }
+}

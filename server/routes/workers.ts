@@ -1,0 +1,58 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { ExecRequestSchema, ExportRequestSchema } from "../../runtime/workers/exec-request.js";
+import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
+import { CreateWorkerInputSchema, toPublicWorker } from "../../runtime/workers/worker.js";
+import { AppError } from "../../runtime/errors/app-error.js";
+import { parseJsonBody } from "../validate.js";
+
+const WORKER_ID = /^[0-9a-f]{8}$/;
+
+/** The REST routes under /v1/workers. */
+export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string): Hono {
+  const app = new Hono();
+  const present = (worker: Parameters<typeof toPublicWorker>[0]) => toPublicWorker(worker, baseUrl());
+
+  app.use("/:id/*", async (c, next) => {
+    const id = c.req.param("id");
+    if (!WORKER_ID.test(id)) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}"; worker ids are 8 hex characters. List workers with GET /v1/workers.`);
+    await next();
+  });
+
+  app.post("/", async (c) => {
+    const input = await parseJsonBody(c, CreateWorkerInputSchema);
+    return c.json(present(await manager.create(input)), 201);
+  });
+
+  app.get("/", async (c) => c.json({ workers: (await manager.list()).map(present) }));
+
+  app.get("/:id", async (c) => c.json(present(await manager.get(checkedId(c.req.param("id"))))));
+
+  app.delete("/:id", async (c) => {
+    const keep = z.enum(["true", "false"]).optional().safeParse(c.req.query("keepWorkspace"));
+    if (!keep.success) throw new AppError("invalid_input", `keepWorkspace: expected "true" or "false", received "${c.req.query("keepWorkspace")}".`);
+    return c.json(await manager.remove(checkedId(c.req.param("id")), { keepWorkspace: keep.data === "true" }));
+  });
+
+  app.post("/:id/stop", async (c) => c.json(present(await manager.stop(c.req.param("id")))));
+  app.post("/:id/start", async (c) => c.json(present(await manager.start(c.req.param("id")))));
+
+  app.post("/:id/exec", async (c) => {
+    const request = await parseJsonBody(c, ExecRequestSchema);
+    return c.json(await manager.exec(c.req.param("id"), request));
+  });
+
+  app.get("/:id/diff", async (c) => c.json(await manager.diff(c.req.param("id"))));
+
+  app.post("/:id/export", async (c) => {
+    const request = await parseJsonBody(c, ExportRequestSchema, { optional: true });
+    return c.json(await manager.export(c.req.param("id"), request.branch));
+  });
+
+  return app;
+}
+
+function checkedId(id: string): string {
+  if (!WORKER_ID.test(id)) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}"; worker ids are 8 hex characters. List workers with GET /v1/workers.`);
+  return id;
+}

@@ -1,0 +1,53 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { diffSinceBase } from "./commands/diff-command.js";
+import { runCommand } from "./commands/run-command.js";
+import { createToolServer, WORKSPACE_ROOT } from "./server.js";
+
+// The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
+// else may write to it.
+// Matches the bridge: a 32 MB HTTP body can never be cut here.
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const root = process.env.WORKCELL_WORKSPACE ?? WORKSPACE_ROOT;
+const [mode = "mcp", ...rest] = process.argv.slice(2);
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function answer(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+async function serveMcp(): Promise<void> {
+  process.stderr.write(`workcell-tools pid=${process.pid}\n`);
+  const server = createToolServer(root);
+  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
+  // The bridge ends a session by closing stdin: exit then, whatever is in flight.
+  process.stdin.on("end", () => process.exit(0));
+  process.stdin.on("close", () => process.exit(0));
+  await server.connect(transport);
+}
+
+async function main(): Promise<void> {
+  switch (mode) {
+    case "mcp":
+      return serveMcp();
+    case "run":
+      return answer(await runCommand(root, await readStdin()));
+    case "diff": {
+      const base = rest[0];
+      if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return answer({ error: "usage: diff <baseCommit sha>" });
+      return answer(await diffSinceBase(root, base));
+    }
+    default:
+      answer({ error: `unknown mode "${mode}"; expected mcp, run or diff` });
+      process.exitCode = 2;
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`workcell-tools: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});

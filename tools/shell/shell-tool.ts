@@ -1,0 +1,71 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import { resolveInside } from "../fs/resolve-inside.js";
+import { guarded, textResult } from "../tool-result.js";
+import { capText } from "./output-collector.js";
+import { runProcess } from "./run-process.js";
+
+/** Default and ceiling for the shell tool's timeout. */
+export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
+export const MAX_SHELL_TIMEOUT_MS = 30 * 60_000;
+/** Characters of each stream the agent gets back. */
+export const MAX_SHELL_OUTPUT_CHARS = 10_000;
+
+/** Registers `shell`: a bash command inside the container, with timeout and capped output. */
+export function registerShellTool(server: McpServer, root: string): void {
+  server.registerTool(
+    "shell",
+    {
+      description:
+        "Run a bash command in the workspace (inside the sandbox). The whole process group is killed on timeout. Output is capped at 10,000 characters per stream, keeping the beginning and the end.",
+      inputSchema: {
+        command: z.string().min(1).describe("Command line for bash -c"),
+        cwd: z.string().optional().describe("Working directory relative to /workspace"),
+        timeoutMs: z
+          .number()
+          .int()
+          .min(1)
+          .max(MAX_SHELL_TIMEOUT_MS)
+          .optional()
+          .describe(`Timeout in milliseconds (default ${DEFAULT_SHELL_TIMEOUT_MS})`),
+      },
+      outputSchema: {
+        exitCode: z.number().int().nullable(),
+        stdout: z.string(),
+        stderr: z.string(),
+        timedOut: z.boolean(),
+        truncated: z.boolean(),
+        durationMs: z.number(),
+      },
+      annotations: { destructiveHint: true, openWorldHint: false },
+    },
+    guarded(async ({ command, cwd, timeoutMs }, { signal }) => {
+      const directory = await resolveInside(root, cwd ?? ".");
+      const run = await runProcess({
+        command,
+        cwd: directory.absolute,
+        timeoutMs: timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
+        // Bytes are at least characters; keep enough to cut on characters afterwards.
+        maxOutputBytes: MAX_SHELL_OUTPUT_CHARS * 4,
+        signal,
+      });
+      const stdout = capText(run.stdout, MAX_SHELL_OUTPUT_CHARS);
+      const stderr = capText(run.spawnError ?? run.stderr, MAX_SHELL_OUTPUT_CHARS);
+      const structured = {
+        exitCode: run.exitCode,
+        stdout: stdout.text,
+        stderr: stderr.text,
+        timedOut: run.timedOut,
+        truncated: run.truncated || stdout.truncated || stderr.truncated,
+        durationMs: run.durationMs,
+      };
+      const status = run.timedOut
+        ? `timed out after ${timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS} ms (process group killed)`
+        : `exit code ${run.exitCode ?? `signal ${run.signal}`}`;
+      const text = [`[${status}]`, structured.stdout && `stdout:\n${structured.stdout}`, structured.stderr && `stderr:\n${structured.stderr}`]
+        .filter(Boolean)
+        .join("\n");
+      return textResult(text, structured);
+    }),
+  );
+}
