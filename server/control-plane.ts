@@ -9,6 +9,7 @@ import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
+import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
 import { createApp } from "./app.js";
@@ -66,7 +67,13 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     chownWorkspaces: user.uid !== hostUid,
   });
   await manager.reconcile();
-  const bridge = new WorkerBridge(manager, { idleMs: config.sessionIdleMs, maxBodyBytes: config.maxMcpBodyBytes, log });
+  const bridge = new WorkerBridge({
+    openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
+    idleMs: config.sessionIdleMs,
+    maxBodyBytes: config.maxMcpBodyBytes,
+    log,
+  });
+  manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
 
   let port = config.port;
   const urlHost = config.host.includes(":") ? `[${config.host}]` : config.host;

@@ -17,6 +17,8 @@ export function errorResult(message: string): CallToolResult {
 /** What a handler may use of the SDK's per-call context. */
 export interface ToolCallContext {
   readonly signal: AbortSignal;
+  readonly _meta?: { progressToken?: string | number };
+  readonly sendNotification: (notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;
 }
 
 /** An expected failure inside a tool (bad edit, missing file); becomes an `isError` result. */

@@ -1,6 +1,5 @@
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
-import { ExecStdioTransport } from "../../runtime/mcp/exec-stdio-transport.js";
 import { BridgeSession, type BridgeLog } from "./bridge-session.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
@@ -23,12 +22,16 @@ export class WorkerBridge {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly manager: WorkerManager,
-    private readonly options: { idleMs: number; maxBodyBytes: number; log: BridgeLog },
+    private readonly options: {
+      /** Starts the worker's in-container MCP server and returns a transport to it (throws if it cannot run). */
+      openTransport: (workerId: string) => Promise<Transport>;
+      idleMs: number;
+      maxBodyBytes: number;
+      log: BridgeLog;
+    },
   ) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
     this.sweeper.unref();
-    manager.onWorkerDown((workerId) => void this.closeWorker(workerId));
   }
 
   /** Number of live sessions (for /health and tests). */
@@ -58,8 +61,8 @@ export class WorkerBridge {
     if (!messages.some((message) => isInitializeRequest(message))) {
       return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header and the body is not an initialize request.");
     }
-    const exec = await this.manager.openMcpSession(workerId);
-    const session = new BridgeSession(workerId, new ExecStdioTransport(exec), {
+    const container = await this.options.openTransport(workerId);
+    const session = new BridgeSession(workerId, container, {
       onInitialized: (live, id) => this.sessions.set(id, live),
       onClosed: (closed) => this.forget(closed),
       log: this.options.log,
@@ -78,7 +81,8 @@ export class WorkerBridge {
     this.sessions.clear();
   }
 
-  private async closeWorker(workerId: string): Promise<void> {
+  /** Ends every session of a worker (it is stopping or being removed). */
+  async closeWorker(workerId: string): Promise<void> {
     await Promise.all([...this.sessions.values()].filter((session) => session.workerId === workerId).map((session) => session.close()));
   }
 

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { resolveInside } from "../fs/resolve-inside.js";
-import { guarded, textResult } from "../tool-result.js";
+import { guarded, textResult, type ToolCallContext } from "../tool-result.js";
 import { capText } from "./output-collector.js";
 import { runProcess } from "./run-process.js";
 
@@ -10,6 +10,25 @@ export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 export const MAX_SHELL_TIMEOUT_MS = 30 * 60_000;
 /** Characters of each stream the agent gets back. */
 export const MAX_SHELL_OUTPUT_CHARS = 10_000;
+
+const PROGRESS_INTERVAL_MS = 1_000;
+
+/**
+ * While a command runs, tells a client that asked for progress (by sending a progress
+ * token) how long it has been running, so long builds keep the call visibly alive.
+ */
+function reportProgress(context: ToolCallContext): () => void {
+  const token = context._meta?.progressToken;
+  if (token === undefined) return () => undefined;
+  const started = Date.now();
+  const timer = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    context
+      .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: seconds, message: `running for ${seconds}s` } })
+      .catch(() => undefined);
+  }, PROGRESS_INTERVAL_MS);
+  return () => clearInterval(timer);
+}
 
 /** Registers `shell`: a bash command inside the container, with timeout and capped output. */
 export function registerShellTool(server: McpServer, root: string): void {
@@ -39,16 +58,17 @@ export function registerShellTool(server: McpServer, root: string): void {
       },
       annotations: { destructiveHint: true, openWorldHint: false },
     },
-    guarded(async ({ command, cwd, timeoutMs }, { signal }) => {
+    guarded(async ({ command, cwd, timeoutMs }, context) => {
       const directory = await resolveInside(root, cwd ?? ".");
+      const stopProgress = reportProgress(context);
       const run = await runProcess({
         command,
         cwd: directory.absolute,
         timeoutMs: timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
         // Bytes are at least characters; keep enough to cut on characters afterwards.
         maxOutputBytes: MAX_SHELL_OUTPUT_CHARS * 4,
-        signal,
-      });
+        signal: context.signal,
+      }).finally(stopProgress);
       const stdout = capText(run.stdout, MAX_SHELL_OUTPUT_CHARS);
       const stderr = capText(run.spawnError ?? run.stderr, MAX_SHELL_OUTPUT_CHARS);
       const structured = {

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../../server/app.js";
+import type { WorkerBridge } from "../../../server/mcp/worker-bridge.js";
+import { allowedHostHeaders, tokensMatch } from "../../../server/middleware/guards.js";
+import type { ContainerDriver } from "../../../runtime/docker/container-driver.js";
+import { dockerUnavailable } from "../../../runtime/docker/docker-driver.js";
+import type { WorkerManager } from "../../../runtime/workers/worker-manager.js";
+
+const TOKEN = "unit-test-token-0123456789";
+const calls: string[] = [];
+
+// Only what the routes under test reach; anything else fails the test loudly.
+const manager = {
+  list: async () => {
+    calls.push("list");
+    return [];
+  },
+  create: async () => {
+    calls.push("create");
+    throw new Error("create must not be reached with invalid input");
+  },
+} as unknown as WorkerManager;
+
+function makeApp(driver: Partial<ContainerDriver> = {}) {
+  return createApp({
+    token: TOKEN,
+    manager,
+    bridge: {} as WorkerBridge,
+    driver: { info: async () => ({ serverVersion: "1", apiVersion: "1.41", os: "x", containers: 0, cpus: 2, memoryBytes: 1 }), ...driver } as ContainerDriver,
+    allowedHosts: () => allowedHostHeaders("127.0.0.1", 7070),
+    baseUrl: () => "http://127.0.0.1:7070",
+    maxBodyBytes: 1024,
+    maxMcpBodyBytes: 4096,
+    log: () => undefined,
+  });
+}
+
+const headers = (extra: Record<string, string> = {}) => ({ host: "127.0.0.1:7070", authorization: `Bearer ${TOKEN}`, ...extra });
+
+describe("control plane HTTP guards", () => {
+  it("serves /health without a token", async () => {
+    const response = await makeApp().request("/health", { headers: { host: "127.0.0.1:7070" } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ ok: true, docker: { available: true } });
+  });
+
+  it("reports an unreachable engine on /health with 503 and the fix", async () => {
+    const app = makeApp({ info: async () => Promise.reject(dockerUnavailable(new Error("ENOENT"))) });
+    const response = await app.request("/health", { headers: { host: "127.0.0.1:7070" } });
+    expect(response.status).toBe(503);
+    expect(JSON.stringify(await response.json())).toMatch(/ensure-docker/);
+  });
+
+  it("answers 401 without a token and with a wrong one, never echoing it", async () => {
+    const missing = await makeApp().request("/v1/workers", { headers: { host: "127.0.0.1:7070" } });
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toMatchObject({ error: { code: "unauthorized" } });
+    const wrong = await makeApp().request("/v1/workers", { headers: headers({ authorization: "Bearer guess-guess-guess" }) });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.text()).not.toContain("guess-guess-guess");
+  });
+
+  it("answers with the worker list when the token is right", async () => {
+    const response = await makeApp().request("/v1/workers", { headers: headers() });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ workers: [] });
+  });
+
+  it("refuses a foreign Host header (DNS rebinding) with 403", async () => {
+    const response = await makeApp().request("/v1/workers", { headers: headers({ host: "evil.example:7070" }) });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: "permission_denied" } });
+  });
+
+  it("accepts the loopback names interchangeably", async () => {
+    const response = await makeApp().request("/v1/workers", { headers: headers({ host: "localhost:7070" }) });
+    expect(response.status).toBe(200);
+  });
+
+  it("refuses any Origin header with 403, even on /health", async () => {
+    const response = await makeApp().request("/health", { headers: { host: "127.0.0.1:7070", origin: "http://127.0.0.1:7070" } });
+    expect(response.status).toBe(403);
+  });
+
+  it("rejects an invalid body with 400 naming the field, before doing anything", async () => {
+    const response = await makeApp().request("/v1/workers", { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify({ repo: 42 }) });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("invalid_input");
+    expect(body.error.message).toMatch(/repo: .*expected string, received number/);
+    expect(calls).not.toContain("create");
+  });
+
+  it("rejects unknown fields and malformed JSON with 400", async () => {
+    const unknown = await makeApp().request("/v1/workers", { method: "POST", headers: headers(), body: JSON.stringify({ repo: "/x", colour: "red" }) });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(await unknown.json())).toMatch(/colour/);
+    const malformed = await makeApp().request("/v1/workers", { method: "POST", headers: headers(), body: "{not json" });
+    expect(malformed.status).toBe(400);
+  });
+
+  it("caps request bodies with 413", async () => {
+    const response = await makeApp().request("/v1/workers", { method: "POST", headers: headers({ "content-length": "5000" }), body: JSON.stringify({ repo: `/${"x".repeat(5000)}` }) });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ error: { code: "payload_too_large" } });
+  });
+
+  it("answers unknown routes with the uniform 404 body", async () => {
+    const response = await makeApp().request("/v1/nothing", { headers: headers() });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: "not_found" } });
+  });
+});
+
+describe("guards", () => {
+  it("compares tokens exactly", () => {
+    expect(tokensMatch(TOKEN, TOKEN)).toBe(true);
+    expect(tokensMatch(`${TOKEN}x`, TOKEN)).toBe(false);
+    expect(tokensMatch("", TOKEN)).toBe(false);
+  });
+
+  it("accepts only the bound address for non-loopback binds", () => {
+    expect([...allowedHostHeaders("10.0.0.5", 8080)]).toEqual(["10.0.0.5:8080"]);
+    expect(allowedHostHeaders("::1", 7070).has("[::1]:7070")).toBe(true);
+  });
+});
