@@ -26,5 +26,7 @@ export async function createSharedClone(repo: string, workspace: string, branch:
 export async function chownTree(root: string, uid: number, gid: number): Promise<void> {
   await lchown(root, uid, gid);
   const entries = await readdir(root, { withFileTypes: true, recursive: true });
-  await Promise.all(entries.map((entry) => lchown(path.join(entry.parentPath, entry.name), uid, gid)));
+  // `parentPath` is Node ≥ 20.12; earlier 20.x releases call it `path`.
+  const parentOf = (entry: (typeof entries)[number]) => entry.parentPath ?? (entry as unknown as { path: string }).path;
+  await Promise.all(entries.map((entry) => lchown(path.join(parentOf(entry), entry.name), uid, gid)));
 }
