@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Config } from "../runtime/config/config.js";
+import { AppError } from "../runtime/errors/app-error.js";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
@@ -90,7 +91,14 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));
-    started.once("error", reject);
+    started.once("error", (error: NodeJS.ErrnoException) => {
+      void bridge.closeAll();
+      reject(
+        error.code === "EADDRINUSE"
+          ? new AppError("conflict", `${config.host}:${config.port} is already in use. Stop what listens there, or choose another port with WORKCELL_PORT.`)
+          : error,
+      );
+    });
   });
   port = (server.address() as AddressInfo).port;
 

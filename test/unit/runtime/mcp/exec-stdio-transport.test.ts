@@ -44,7 +44,7 @@ describe("ExecStdioTransport", () => {
     const { stdout, received } = await started();
     stdout.write(`${JSON.stringify(note("a"))}\n${JSON.stringify(note("b"))}\n${JSON.stringify(note("c")).slice(0, 10)}`);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(received.map((m) => (m as { params: { data: string } }).params.data)).toEqual(["a", "b"]);
+    expect(received.map((m) => (m as unknown as { params: { data: string } }).params.data)).toEqual(["a", "b"]);
   });
 
   it("reassembles a 5 MB single-line message from many small chunks", async () => {
@@ -54,7 +54,7 @@ describe("ExecStdioTransport", () => {
     for (let offset = 0; offset < line.length; offset += 64 * 1024) stdout.write(line.subarray(offset, offset + 64 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received).toHaveLength(1);
-    expect((received[0] as { params: { data: string } }).params.data.length).toBe(big.length);
+    expect((received[0] as unknown as { params: { data: string } }).params.data.length).toBe(big.length);
   });
 
   it("reports a malformed line and keeps going", async () => {
