@@ -21,6 +21,14 @@ import { loadOrCreateToken, type TokenSource } from "./token.js";
 /** The project root (where Dockerfile.sandbox and tools/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
+/** The key under which the worker's tools report the finish gate in a result's `_meta`. */
+const GATE_META_KEY = "dev.workcell/gate";
+
+function readGateReport(message: unknown): unknown {
+  const meta = (message as { result?: { _meta?: Record<string, unknown> } }).result?._meta;
+  return meta?.[GATE_META_KEY];
+}
+
 /** A running control plane. */
 export interface ControlPlane {
   readonly url: string;
@@ -73,6 +81,10 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     idleMs: config.sessionIdleMs,
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
+    onResponse: (workerId, message) => {
+      const gate = readGateReport(message);
+      if (gate !== undefined) manager.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
+    },
   });
   manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
 

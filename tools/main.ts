@@ -1,6 +1,7 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { diffSinceBase } from "./commands/diff-command.js";
 import { runCommand } from "./commands/run-command.js";
+import { parseGate } from "./gate/finish-gate.js";
 import { createToolServer, WORKSPACE_ROOT } from "./server.js";
 
 // The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
@@ -22,7 +23,7 @@ function answer(value: unknown): void {
 
 async function serveMcp(): Promise<void> {
   process.stderr.write(`workcell-tools pid=${process.pid}\n`);
-  const server = createToolServer(root);
+  const { server } = createToolServer({ root, gate: parseGate(process.env.WORKCELL_GATE) });
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The bridge ends a session by closing stdin: exit then, whatever is in flight.
   process.stdin.on("end", () => process.exit(0));

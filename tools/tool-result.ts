@@ -9,16 +9,26 @@ export function textResult(text: string, structured?: Record<string, unknown>): 
   };
 }
 
-/** A tool error the agent can act on: `isError: true` with a message that says how to fix it. */
-export function errorResult(message: string): CallToolResult {
-  return { content: [{ type: "text", text: message }], isError: true };
+/**
+ * A tool error the agent can act on: `isError: true`, text starting with `Error:` and
+ * saying how to fix it. Structured content, when given, carries the details.
+ */
+export function errorResult(message: string, structured?: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: "text", text: message.startsWith("Error:") ? message : `Error: ${message}` }],
+    isError: true,
+    ...(structured === undefined ? {} : { structuredContent: structured }),
+  };
 }
 
 /** What a handler may use of the SDK's per-call context. */
 export interface ToolCallContext {
   readonly signal: AbortSignal;
   readonly _meta?: { progressToken?: string | number };
-  readonly sendNotification: (notification: { method: "notifications/progress"; params: { progressToken: string | number; progress: number; total?: number; message?: string } }) => Promise<void>;
+  readonly sendNotification: (notification: {
+    method: "notifications/progress";
+    params: { progressToken: string | number; progress: number; total?: number; message?: string };
+  }) => Promise<void>;
 }
 
 /** An expected failure inside a tool (bad edit, missing file); becomes an `isError` result. */
@@ -26,24 +36,9 @@ export class ToolInputError extends Error {
   override readonly name = "ToolInputError";
 }
 
-/**
- * Wraps a tool handler so every failure becomes an `isError` result instead of a protocol
- * error: path refusals and input errors keep their message, other errors are described.
- */
-export function guarded<A>(
-  handler: (args: A, extra: ToolCallContext) => Promise<CallToolResult>,
-): (args: A, extra: ToolCallContext) => Promise<CallToolResult> {
-  return async (args: A, extra: ToolCallContext) => {
-    try {
-      return await handler(args, extra);
-    } catch (error) {
-      if (error instanceof PathRefusedError || error instanceof ToolInputError) return errorResult(error.message);
-      return errorResult(describeFsError(error));
-    }
-  };
-}
-
-function describeFsError(error: unknown): string {
+/** Turns anything a tool threw into the message the agent sees. */
+export function describeToolError(error: unknown): string {
+  if (error instanceof PathRefusedError || error instanceof ToolInputError) return error.message;
   if (typeof error === "object" && error !== null && "code" in error) {
     const { code, path: target } = error as { code?: string; path?: string };
     const where = target === undefined ? "" : ` (${target})`;
@@ -54,6 +49,8 @@ function describeFsError(error: unknown): string {
         return `Expected a file but found a directory${where}. Use list_directory to read directories.`;
       case "ENOTDIR":
         return `A parent of the path is a file, not a directory${where}.`;
+      case "EEXIST":
+        return `The destination already exists${where}.`;
       case "EACCES":
       case "EPERM":
         return `Permission denied${where}.`;
@@ -62,4 +59,20 @@ function describeFsError(error: unknown): string {
     }
   }
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Wraps a tool handler so every failure becomes an `isError` result instead of a protocol
+ * error: the server never crashes on a tool failure.
+ */
+export function guarded<A>(
+  handler: (args: A, extra: ToolCallContext) => Promise<CallToolResult>,
+): (args: A, extra: ToolCallContext) => Promise<CallToolResult> {
+  return async (args: A, extra: ToolCallContext) => {
+    try {
+      return await handler(args, extra);
+    } catch (error) {
+      return errorResult(describeToolError(error));
+    }
+  };
 }

@@ -22,7 +22,7 @@ import {
 import { exportBranch, type ExportResult } from "./export-branch.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
-import type { CreateWorkerInput, Worker } from "./worker.js";
+import { GateStateSchema, type CreateWorkerInput, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
 /** Time the host waits beyond an exec's own timeout before giving up on the container. */
@@ -157,16 +157,39 @@ export class WorkerManager {
   /** The id of a running worker's container, or a conflict error that says how to start it. */
   async requireRunning(id: string): Promise<{ worker: Worker; containerId: string }> {
     const worker = await this.get(id);
-    if (worker.status !== "running" || worker.containerId === undefined) {
+    // A worker whose task failed is "failed" but its container still serves inspection.
+    const taskFailedButUp = worker.gate?.task?.status === "failed" && worker.containerId !== undefined && (await this.deps.driver.inspect(worker.containerId))?.running === true;
+    if ((worker.status !== "running" && !taskFailedButUp) || worker.containerId === undefined) {
       throw new AppError("conflict", `Worker ${id} is ${worker.status}, not running. Start it with POST /v1/workers/${id}/start.`, { details: { status: worker.status } });
     }
     return { worker, containerId: worker.containerId };
   }
 
-  /** Starts the in-container MCP server for one session (a non-TTY exec with its streams attached). */
+  /** Starts the in-container MCP server for one session (a non-TTY exec with its streams attached), handing it the gate state. */
   async openMcpSession(id: string): Promise<ExecSession> {
-    const { containerId } = await this.requireRunning(id);
-    return this.deps.driver.attach(containerId, MCP_SERVER_ARGV);
+    const { worker, containerId } = await this.requireRunning(id);
+    const env = worker.gate === undefined ? [] : [`WORKCELL_GATE=${JSON.stringify(worker.gate)}`];
+    return this.deps.driver.attach(containerId, MCP_SERVER_ARGV, env);
+  }
+
+  /**
+   * Records the finish gate state a worker's tools reported. The report comes from inside
+   * the sandbox, so it is validated and can only change this worker's own task outcome.
+   */
+  async recordGate(id: string, reported: unknown): Promise<void> {
+    const parsed = GateStateSchema.safeParse(reported);
+    if (!parsed.success) return;
+    await this.lock.run(id, async () => {
+      const worker = await this.deps.store.getWorker(id);
+      if (worker === undefined) return;
+      const endedBefore = worker.gate?.task ?? null;
+      // An ended task stays ended: a later report cannot reopen it.
+      const gate = endedBefore === null ? parsed.data : { ...parsed.data, task: endedBefore };
+      await this.save(await refreshStatus(this.deps.driver, { ...worker, gate }));
+      if (endedBefore === null && gate.task !== null) {
+        await appendWorkerEvent(this.workerDir(id), `task_${gate.task.status}`, { summary: gate.task.summary, reason: gate.task.reason });
+      }
+    });
   }
 
   async exec(id: string, request: ExecRequest): Promise<ExecResponse> {

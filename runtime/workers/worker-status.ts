@@ -13,7 +13,10 @@ export function deriveStatus(worker: Worker, container: ContainerState | undefin
   if (container === undefined) {
     return { status: "failed", error: `The worker's container no longer exists. POST /v1/workers/${worker.id}/start recreates it on the same workspace.` };
   }
-  if (container.running) return { status: "running" };
+  if (container.running) {
+    const task = worker.gate?.task;
+    return task?.status === "failed" ? { status: "failed", error: `Task failed: ${task.reason ?? "no reason given"}` } : { status: "running" };
+  }
   const why = container.oomKilled ? "was killed for exceeding its memory limit" : `exited with code ${container.exitCode}`;
   return { status: "failed", error: `The worker's container ${why}. Its workspace is intact; POST /v1/workers/${worker.id}/start restarts it.` };
 }

@@ -38,6 +38,21 @@ export const CreateWorkerInputSchema = z
   .strict();
 export type CreateWorkerInput = z.infer<typeof CreateWorkerInputSchema>;
 
+/** The finish gate state the in-container tools report (untrusted: validated on arrival). */
+export const GateStateSchema = z.object({
+  validatedTree: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
+  failures: z.number().int().min(0).max(1_000_000),
+  task: z
+    .object({
+      status: z.enum(["finished", "failed"]),
+      summary: z.string().max(10_000).optional(),
+      reason: z.string().max(10_000).optional(),
+      at: z.string().max(64),
+    })
+    .nullable(),
+});
+export type GateState = z.infer<typeof GateStateSchema>;
+
 /** A worker as stored and as answered by the API (the contract's fields plus a few more). */
 export const WorkerSchema = z.object({
   id: z.string(),
@@ -61,12 +76,19 @@ export const WorkerSchema = z.object({
   objectDirs: z.array(z.string()),
   error: z.string().optional(),
   lastExport: z.object({ branch: z.string(), commit: z.string(), at: z.string() }).optional(),
+  /** The finish gate's memory, reported by the worker's tools and handed back to each MCP session. */
+  gate: GateStateSchema.optional(),
 });
 export type Worker = z.infer<typeof WorkerSchema>;
 
 /** Fields that never leave the control plane. */
 export function toPublicWorker(worker: Worker, baseUrl: string) {
-  const { desired: _desired, objectDirs: _objectDirs, env, ...visible } = worker;
-  return { ...visible, mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`, envNames: Object.keys(env) };
+  const { desired: _desired, objectDirs: _objectDirs, env, gate, ...visible } = worker;
+  return {
+    ...visible,
+    mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`,
+    envNames: Object.keys(env),
+    ...(gate === undefined ? {} : { task: gate.task, validation: { validated: gate.validatedTree !== null, consecutiveFailures: gate.failures } }),
+  };
 }
 export type PublicWorker = ReturnType<typeof toPublicWorker>;

@@ -29,6 +29,8 @@ export class BridgeSession {
       onClosed: (session: BridgeSession) => void;
       log: BridgeLog;
       maxBodyBytes: number;
+      /** Sees every response from the container (for state its tools report in `_meta`). */
+      onResponse?: (workerId: string, message: JSONRPCMessage) => void;
     },
   ) {
     const { log } = options;
@@ -53,6 +55,7 @@ export class BridgeSession {
     };
     this.container.onmessage = (message) => {
       this.touch();
+      if ("result" in message) options.onResponse?.(workerId, message);
       this.forwardToClient(message, log);
     };
     this.container.onerror = (error) => log(`bridge ${workerId}: container transport: ${error.message}`);

@@ -1,5 +1,5 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { BridgeSession, type BridgeLog } from "./bridge-session.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
@@ -28,6 +28,7 @@ export class WorkerBridge {
       idleMs: number;
       maxBodyBytes: number;
       log: BridgeLog;
+      onResponse?: (workerId: string, message: JSONRPCMessage) => void;
     },
   ) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
@@ -67,6 +68,7 @@ export class WorkerBridge {
       onClosed: (closed) => this.forget(closed),
       log: this.options.log,
       maxBodyBytes: this.options.maxBodyBytes,
+      ...(this.options.onResponse === undefined ? {} : { onResponse: this.options.onResponse }),
     });
     await session.start();
     const response = await session.handle(request, body);

@@ -49,7 +49,7 @@ describe("the worker's MCP endpoint, through the official SDK client", () => {
     expect(textOf(await call("read_file", { path: "/workspace/src/util/strings.ts" }))).toBe("export const shout = (s: string) => s.toUpperCase() + '!';\n");
     // The file is on the host's workspace, written by the container's user.
     expect(await readFile(path.join(worker.workspace, "src/util/strings.ts"), "utf8")).toContain("'!'");
-    expect(textOf(await call("read_file", { path: "src/math.ts", offset: 2, limit: 1 }))).toBe("  return a + b;\n[lines 2-2 of 4]");
+    expect(textOf(await call("read_file", { path: "src/math.ts", offset: 2, limit: 1 }))).toBe("  return a + b;\n[lines 2-2 of 3]");
   });
 
   it("reports a failed edit as a tool error and changes nothing", async () => {

@@ -1,10 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import path from "node:path";
-import { tmpdir } from "node:os";
-import { runProcess } from "../shell/run-process.js";
+import { withScratchIndex } from "../git/scratch-index.js";
 
 const MAX_PATCH_BYTES = 8 * 1024 * 1024;
-const DIFF_TIMEOUT_MS = 120_000;
 
 /** One changed file with line counts (binary files count 0). */
 export interface DiffFile {
@@ -21,32 +17,26 @@ export interface DiffFile {
  * is never touched.
  */
 export async function diffSinceBase(root: string, baseCommit: string) {
-  const scratch = await mkdtemp(path.join(tmpdir(), "workcell-diff-"));
-  const env = { GIT_INDEX_FILE: path.join(scratch, "index"), GIT_TERMINAL_PROMPT: "0" };
-  const git = (args: string[], maxOutputBytes = 1024 * 1024) =>
-    runProcess({ command: ["git", ...args], cwd: root, env, timeoutMs: DIFF_TIMEOUT_MS, maxOutputBytes });
   try {
-    const head = await git(["rev-parse", "--verify", "HEAD"]);
-    for (const step of [["read-tree", "HEAD"], ["add", "--all", "--", "."]]) {
-      const run = await git(step);
-      if (run.exitCode !== 0) return { error: `git ${step[0]} failed: ${run.stderr.trim()}` };
-    }
-    const common = ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "-M", baseCommit];
-    const numstat = await git([...common, "--numstat", "-z"], 64 * 1024 * 1024);
-    const status = await git([...common, "--name-status", "-z"], 64 * 1024 * 1024);
-    const patch = await git([...common, "--patch"], MAX_PATCH_BYTES);
-    if (numstat.exitCode !== 0 || status.exitCode !== 0 || patch.exitCode !== 0) {
-      return { error: `git diff failed: ${(numstat.stderr || status.stderr || patch.stderr).trim()}` };
-    }
-    return {
-      baseCommit,
-      head: head.stdout.trim(),
-      files: mergeDiffFiles(parseNameStatus(status.stdout), parseNumstat(numstat.stdout)),
-      patch: patch.stdout,
-      truncated: patch.truncated,
-    };
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
+    return await withScratchIndex(root, async (git) => {
+      const head = await git(["rev-parse", "--verify", "HEAD"]);
+      const common = ["diff", "--cached", "--no-ext-diff", "--no-textconv", "--no-color", "-M", baseCommit];
+      const numstat = await git([...common, "--numstat", "-z"], 64 * 1024 * 1024);
+      const status = await git([...common, "--name-status", "-z"], 64 * 1024 * 1024);
+      const patch = await git([...common, "--patch"], MAX_PATCH_BYTES);
+      if (numstat.exitCode !== 0 || status.exitCode !== 0 || patch.exitCode !== 0) {
+        return { error: `git diff failed: ${(numstat.stderr || status.stderr || patch.stderr).trim()}` };
+      }
+      return {
+        baseCommit,
+        head: head.stdout.trim(),
+        files: mergeDiffFiles(parseNameStatus(status.stdout), parseNumstat(numstat.stdout)),
+        patch: patch.stdout,
+        truncated: patch.truncated,
+      };
+    });
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
   }
 }
 

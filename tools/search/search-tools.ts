@@ -1,8 +1,8 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { resolveInside } from "../fs/resolve-inside.js";
+import type { ToolRegistry } from "../registry.js";
 import { runProcess } from "../shell/run-process.js";
-import { errorResult, guarded, textResult } from "../tool-result.js";
+import { errorResult, textResult } from "../tool-result.js";
 import { capFileList, renderRipgrepJson } from "./ripgrep-output.js";
 
 const MAX_GLOB_RESULTS = 200;
@@ -11,18 +11,16 @@ const SEARCH_TIMEOUT_MS = 60_000;
 const MAX_RG_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 /** Registers glob and grep; both run ripgrep inside the workspace and honour .gitignore. */
-export function registerSearchTools(server: McpServer, root: string): void {
-  server.registerTool(
-    "glob",
-    {
+export function registerSearchTools(registry: ToolRegistry, root: string): void {
+  registry.register({
+      name: "glob",
       description: `Find files by glob pattern (e.g. "src/**/*.ts"), honouring .gitignore. Sorted, at most ${MAX_GLOB_RESULTS} results.`,
       inputSchema: {
         pattern: z.string().min(1).describe('Glob pattern relative to the search directory, e.g. "**/*.test.ts"'),
         path: z.string().optional().describe("Directory to search, relative to /workspace (default: the workspace)"),
       },
       annotations: { readOnlyHint: true },
-    },
-    guarded(async ({ pattern, path }) => {
+      handler: async ({ pattern, path }) => {
       const base = await resolveInside(root, path ?? ".");
       const run = await runProcess({
         command: ["rg", "--files", "--hidden", "--glob", "!.git", "--glob", pattern],
@@ -35,12 +33,11 @@ export function registerSearchTools(server: McpServer, root: string): void {
       if (files.length === 0) return textResult(`No files match "${pattern}".`, { files: [], total: 0 });
       const note = capped ? `\n[showing the first ${MAX_GLOB_RESULTS} of ${total} files; narrow the pattern or the path]` : "";
       return textResult(files.join("\n") + note, { files, total, capped });
-    }),
-  );
+    },
+  });
 
-  server.registerTool(
-    "grep",
-    {
+  registry.register({
+      name: "grep",
       description: `Search file contents with a regular expression (ripgrep syntax), honouring .gitignore. Answers file:line:content, at most ${MAX_GREP_MATCHES} matches.`,
       inputSchema: {
         pattern: z.string().min(1).describe("Regular expression (Rust regex syntax)"),
@@ -50,8 +47,7 @@ export function registerSearchTools(server: McpServer, root: string): void {
         contextLines: z.number().int().min(0).max(20).optional().describe("Lines of context around each match"),
       },
       annotations: { readOnlyHint: true },
-    },
-    guarded(async ({ pattern, path, glob, ignoreCase, contextLines }) => {
+      handler: async ({ pattern, path, glob, ignoreCase, contextLines }) => {
       const target = await resolveInside(root, path ?? ".");
       const args = ["rg", "--json", "--hidden", "--glob", "!.git"];
       if (glob !== undefined) args.push("--glob", glob);
@@ -64,6 +60,6 @@ export function registerSearchTools(server: McpServer, root: string): void {
       const rendered = renderRipgrepJson(run.stdout, MAX_GREP_MATCHES, (contextLines ?? 0) > 0);
       const note = rendered.capped ? `\n[stopped at ${MAX_GREP_MATCHES} matches; narrow the pattern, path or glob]` : "";
       return textResult(rendered.text + note, { matches: rendered.matches, capped: rendered.capped });
-    }),
-  );
+    },
+  });
 }

@@ -1,15 +1,16 @@
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { resolveInside } from "../fs/resolve-inside.js";
-import { guarded, textResult, type ToolCallContext } from "../tool-result.js";
+import type { ToolRegistry } from "../registry.js";
+import { textResult, type ToolCallContext } from "../tool-result.js";
 import { capText } from "./output-collector.js";
 import { runProcess } from "./run-process.js";
 
 /** Default and ceiling for the shell tool's timeout. */
-export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
+export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
 export const MAX_SHELL_TIMEOUT_MS = 30 * 60_000;
-/** Characters of each stream the agent gets back. */
-export const MAX_SHELL_OUTPUT_CHARS = 10_000;
+/** Characters of each stream the agent gets back, by default and at most. */
+export const DEFAULT_SHELL_OUTPUT_CHARS = 10_000;
+export const MAX_SHELL_OUTPUT_CHARS = 200_000;
 
 const PROGRESS_INTERVAL_MS = 1_000;
 
@@ -31,12 +32,11 @@ function reportProgress(context: ToolCallContext): () => void {
 }
 
 /** Registers `shell`: a bash command inside the container, with timeout and capped output. */
-export function registerShellTool(server: McpServer, root: string): void {
-  server.registerTool(
-    "shell",
-    {
+export function registerShellTool(registry: ToolRegistry, root: string): void {
+  registry.register({
+      name: "shell",
       description:
-        "Run a bash command in the workspace (inside the sandbox). The whole process group is killed on timeout. Output is capped at 10,000 characters per stream, keeping the beginning and the end.",
+        "Run a bash command in the workspace (inside the sandbox). The whole process group is killed on timeout. Output is capped (default 10,000 characters per stream), keeping the beginning and the end around a marker that says how much was cut. For servers and watchers use start_process.",
       inputSchema: {
         command: z.string().min(1).describe("Command line for bash -c"),
         cwd: z.string().optional().describe("Working directory relative to /workspace"),
@@ -47,6 +47,13 @@ export function registerShellTool(server: McpServer, root: string): void {
           .max(MAX_SHELL_TIMEOUT_MS)
           .optional()
           .describe(`Timeout in milliseconds (default ${DEFAULT_SHELL_TIMEOUT_MS})`),
+        maxOutputChars: z
+          .number()
+          .int()
+          .min(100)
+          .max(MAX_SHELL_OUTPUT_CHARS)
+          .optional()
+          .describe(`Characters of each stream to return (default ${DEFAULT_SHELL_OUTPUT_CHARS})`),
       },
       outputSchema: {
         exitCode: z.number().int().nullable(),
@@ -57,8 +64,7 @@ export function registerShellTool(server: McpServer, root: string): void {
         durationMs: z.number(),
       },
       annotations: { destructiveHint: true, openWorldHint: false },
-    },
-    guarded(async ({ command, cwd, timeoutMs }, context) => {
+      handler: async ({ command, cwd, timeoutMs, maxOutputChars }, context) => {
       const directory = await resolveInside(root, cwd ?? ".");
       const stopProgress = reportProgress(context);
       const run = await runProcess({
@@ -66,11 +72,11 @@ export function registerShellTool(server: McpServer, root: string): void {
         cwd: directory.absolute,
         timeoutMs: timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS,
         // Bytes are at least characters; keep enough to cut on characters afterwards.
-        maxOutputBytes: MAX_SHELL_OUTPUT_CHARS * 4,
+        maxOutputBytes: (maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS) * 4,
         signal: context.signal,
       }).finally(stopProgress);
-      const stdout = capText(run.stdout, MAX_SHELL_OUTPUT_CHARS);
-      const stderr = capText(run.spawnError ?? run.stderr, MAX_SHELL_OUTPUT_CHARS);
+      const stdout = capText(run.stdout, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);
+      const stderr = capText(run.spawnError ?? run.stderr, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);
       const structured = {
         exitCode: run.exitCode,
         stdout: stdout.text,
@@ -86,6 +92,6 @@ export function registerShellTool(server: McpServer, root: string): void {
         .filter(Boolean)
         .join("\n");
       return textResult(text, structured);
-    }),
-  );
+    },
+  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyEdits } from "../../../../tools/fs/file-tools.js";
+import { applyEdits } from "../../../../tools/fs/write-tools.js";
 
 describe("applyEdits", () => {
   it("applies edits in order, each to the result of the previous one", () => {

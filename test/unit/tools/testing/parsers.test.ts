@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseGoTestJson, parseJestJson } from "../../../../tools/testing/parse-json-reports.js";
+import { parseJUnitXml } from "../../../../tools/testing/parse-junit.js";
+import { detectTextFormat, parseTestOutput } from "../../../../tools/testing/parse-test-output.js";
+import { parseCargoTest, parseJsRunnerText, parsePytestText, parseTap } from "../../../../tools/testing/parse-text-reports.js";
+
+const fixture = (name: string) => readFileSync(path.join(__dirname, "../../../fixtures/outputs", name), "utf8");
+
+describe("test result parsers on real runner output", () => {
+  it("node --test TAP: leaf tests only, nested names, message and stack from YAML", () => {
+    const summary = parseTap(fixture("node-test-tap.txt"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 2, skipped: 1 });
+    expect(summary.failures.map((f) => f.testName)).toEqual(["subtracts numbers", "suite of things > inner fails"]);
+    expect(summary.failures[0]?.message).toBe("Expected values to be strictly equal:");
+    expect(summary.failures[0]?.stackTrace).toContain("2 !== 1");
+    expect(summary.failures[0]?.stackTrace).toContain("math.test.mjs:4:42");
+    expect(summary.failures[1]?.message).toBe("inner boom");
+  });
+
+  it("Vitest JSON report", () => {
+    const summary = parseJestJson(fixture("vitest.json"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
+    expect(summary.failures[0]).toMatchObject({ testName: "sum fails on purpose", message: "AssertionError: expected 4 to be 5 // Object.is equality" });
+    expect(summary.failures[0]?.stackTrace).toContain("sum.test.ts:4:48");
+  });
+
+  it("Jest JSON report", () => {
+    const summary = parseJestJson(fixture("jest.json"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
+    expect(summary.failures[0]).toMatchObject({ testName: "sum fails on purpose", message: "Error: expect(received).toBe(expected) // Object.is equality" });
+  });
+
+  it("JUnit XML from pytest, with entities decoded", () => {
+    const summary = parseJUnitXml(fixture("pytest-junit.xml"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 1, skipped: 1 });
+    expect(summary.failures[0]).toMatchObject({ testName: "test_calc > test_fails_on_purpose", message: "assert 4 == 5\n +  where 4 = add(2, 2)" });
+    expect(summary.failures[0]?.stackTrace).toContain(">       assert add(2, 2) == 5");
+  });
+
+  it("JUnit XML from Vitest", () => {
+    const summary = parseJUnitXml(fixture("vitest-junit.xml"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
+    expect(summary.failures[0]?.testName).toBe("sum.test.ts > sum > fails on purpose");
+  });
+
+  it("pytest terminal output", () => {
+    const summary = parsePytestText(fixture("pytest-text.txt"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 1, skipped: 1 });
+    expect(summary.failures[0]).toMatchObject({ testName: "test_calc.py::test_fails_on_purpose", message: "assert 4 == 5" });
+    expect(summary.failures[0]?.stackTrace).toContain("test_calc.py:10: AssertionError");
+  });
+
+  it("cargo test output across test binaries", () => {
+    const summary = parseCargoTest(fixture("cargo-test.txt"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
+    expect(summary.failures[0]).toMatchObject({ testName: "fails_on_purpose", message: "assertion `left == right` failed: math is broken" });
+    expect(summary.failures[0]?.stackTrace).toContain("left: 4");
+  });
+
+  it("Vitest's default reporter summary line", () => {
+    const summary = parseJsRunnerText(fixture("vitest-text.txt"));
+    expect(summary).toMatchObject({ passed: 1, failed: 1, skipped: 1 });
+    expect(summary?.failures.map((f) => f.testName)).toEqual(["sum.test.ts > sum > fails on purpose"]);
+  });
+
+  it("detects each text format", () => {
+    expect(detectTextFormat(fixture("node-test-tap.txt"))).toBe("tap");
+    expect(detectTextFormat(fixture("pytest-text.txt"))).toBe("pytest");
+    expect(detectTextFormat(fixture("cargo-test.txt"))).toBe("cargo");
+    expect(detectTextFormat(fixture("vitest-text.txt"))).toBe("js-runner");
+    expect(parseTestOutput("hello world")).toBeUndefined();
+  });
+});
+
+describe("go test -json", () => {
+  // Event stream in the shape `go test -json` documents (test2json); a real capture is in the
+  // integration suite, which runs go inside the sandbox image.
+  it("counts leaf tests and collects a failing test's output", () => {
+    const events = [
+      { Action: "run", Package: "demo", Test: "TestAdd" },
+      { Action: "output", Package: "demo", Test: "TestAdd", Output: "=== RUN   TestAdd\n" },
+      { Action: "pass", Package: "demo", Test: "TestAdd" },
+      { Action: "run", Package: "demo", Test: "TestTable" },
+      { Action: "run", Package: "demo", Test: "TestTable/neg" },
+      { Action: "output", Package: "demo", Test: "TestTable/neg", Output: "    math_test.go:12: got 1, want -1\n" },
+      { Action: "fail", Package: "demo", Test: "TestTable/neg" },
+      { Action: "fail", Package: "demo", Test: "TestTable" },
+      { Action: "skip", Package: "demo", Test: "TestLater" },
+      { Action: "fail", Package: "demo" },
+    ].map((event) => JSON.stringify(event));
+    const summary = parseGoTestJson(events.join("\n"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
+    expect(summary.failures[0]).toMatchObject({ testName: "TestTable/neg", message: "math_test.go:12: got 1, want -1" });
+  });
+
+  it("reports a package that failed to build as a failure", () => {
+    const events = [
+      { Action: "output", Package: "demo", Output: "# demo\n" },
+      { Action: "output", Package: "demo", Output: "./math.go:3:9: undefined: nope\n" },
+      { Action: "fail", Package: "demo" },
+    ].map((event) => JSON.stringify(event));
+    const summary = parseGoTestJson(events.join("\n"));
+    expect(summary.failed).toBe(1);
+    expect(summary.failures[0]?.stackTrace).toContain("undefined: nope");
+  });
+});

@@ -1,0 +1,101 @@
+/** One compiler message, in a shape common to every toolchain. */
+export interface Diagnostic {
+  file: string;
+  line: number;
+  column: number | null;
+  code: string | null;
+  message: string;
+  severity: "error" | "warning";
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+
+/** tsc (`--pretty false`) and .NET: `file(line,col): error CODE: message [project]`. */
+const PAREN_STYLE = /^(.+?)\((\d+),(\d+)\): (error|warning) ([A-Z]+\d+): (.*?)(?: \[[^\]]+\])?$/;
+/** tsc `--pretty`: `file:line:col - error TS1234: message`. */
+const TSC_PRETTY = /^(.+?):(\d+):(\d+) - (error|warning) (TS\d+): (.*)$/;
+/** gcc, clang, cargo `--message-format=short`, and workcell's own checkers: `file:line:col: error[CODE]: message [-Wflag]`. */
+const COLON_STYLE = /^(.+?):(\d+):(\d+): (fatal error|error|warning)(?:\[([A-Z]+\d+)\])?: (.*?)(?: \[(-W[^\]]+)\])?$/;
+/** rustc/cargo long form: a header line, then ` --> file:line:col`. */
+const RUST_HEADER = /^(error|warning)(?:\[(E\d+)\])?: (.*)$/;
+const RUST_LOCATION = /^\s*--> (.+?):(\d+):(\d+)$/;
+/** go build / go vet: `./file.go:line:col: message` (always an error). */
+const GO_STYLE = /^(\S+\.go):(\d+)(?::(\d+))?: (.*)$/;
+/** javac and Gradle's javac: `File.java:line: error: message`, column from the caret line two lines below. */
+const JAVAC_STYLE = /^(.+?\.java):(\d+): (error|warning): (.*)$/;
+/** Kotlin: `e: file:///path/File.kt:3:5 message`. */
+const KOTLIN_STYLE = /^(e|w): (?:file:\/\/)?(.+?\.kts?):(\d+):(\d+) (.*)$/;
+/** Maven: `[ERROR] /path/File.java:[3,5] message`. */
+const MAVEN_STYLE = /^\[(ERROR|WARNING)\] (.+?):\[(\d+),(\d+)\] (.*)$/;
+/** Python: `  File "x.py", line 3` then, at the end of the block, `SomeError: message`. */
+const PY_FILE = /^\s*File "(.+?)", line (\d+)/;
+const PY_EXCEPTION = /^([A-Za-z_][\w.]*(?:Error|Exception|Warning|Exit|Interrupt))(?:: (.*))?$/;
+
+/**
+ * Extracts errors and warnings from compiler or interpreter output of tsc, gcc/clang,
+ * rustc/cargo, go, javac/Gradle/Maven, Kotlin, .NET and Python tracebacks. Pure; lines it
+ * does not recognise are ignored, duplicates collapse into one.
+ */
+export function parseDiagnostics(output: string): Diagnostic[] {
+  const lines = output.replace(ANSI, "").replace(/\r\n/g, "\n").split("\n");
+  const found: Diagnostic[] = [];
+  let pythonFile: { file: string; line: number } | undefined;
+
+  for (let i = 0; i < lines.length; i += 1) {
+    const line = lines[i] as string;
+    let match: RegExpExecArray | null;
+    if ((match = PAREN_STYLE.exec(line)) || (match = TSC_PRETTY.exec(line))) {
+      found.push(make(match[1], match[2], match[3], match[5], match[6], match[4]));
+    } else if ((match = COLON_STYLE.exec(line))) {
+      found.push(make(match[1], match[2], match[3], match[5] ?? match[7] ?? null, match[6], match[4]));
+    } else if ((match = RUST_HEADER.exec(line))) {
+      const location = RUST_LOCATION.exec(lines[i + 1] ?? "");
+      if (location) found.push(make(location[1], location[2], location[3], match[2] ?? null, match[3], match[1]));
+    } else if ((match = JAVAC_STYLE.exec(line))) {
+      const caret = (lines[i + 2] ?? "").indexOf("^");
+      found.push(make(match[1], match[2], caret >= 0 ? String(caret + 1) : null, null, match[4], match[3]));
+    } else if ((match = KOTLIN_STYLE.exec(line))) {
+      found.push(make(match[2], match[3], match[4], null, match[5], match[1] === "e" ? "error" : "warning"));
+    } else if ((match = MAVEN_STYLE.exec(line))) {
+      found.push(make(match[2], match[3], match[4], null, match[5], match[1] === "ERROR" ? "error" : "warning"));
+    } else if ((match = GO_STYLE.exec(line))) {
+      found.push(make(match[1], match[2], match[3] ?? null, null, match[4], "error"));
+    } else if ((match = PY_FILE.exec(line))) {
+      pythonFile = { file: match[1] as string, line: Number(match[2]) };
+    } else if (pythonFile && (match = PY_EXCEPTION.exec(line))) {
+      const name = match[1] as string;
+      found.push({ file: pythonFile.file, line: pythonFile.line, column: null, code: name, message: match[2] ?? name, severity: /Warning$/.test(name) ? "warning" : "error" });
+      pythonFile = undefined;
+    }
+  }
+  return dedupe(found);
+}
+
+function make(file: string | undefined, line: string | undefined, column: string | undefined | null, code: string | null | undefined, message: string | undefined, severity: string | undefined): Diagnostic {
+  return {
+    file: (file ?? "").trim(),
+    line: Number(line),
+    column: column === null || column === undefined ? null : Number(column),
+    code: code ?? null,
+    message: (message ?? "").trim(),
+    severity: severity === "warning" ? "warning" : "error",
+  };
+}
+
+function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return diagnostics.filter((d) => {
+    const key = `${d.severity}|${d.file}|${d.line}|${d.column}|${d.code}|${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Splits diagnostics into errors and warnings. */
+export function summarizeDiagnostics(diagnostics: readonly Diagnostic[]) {
+  const errors = diagnostics.filter((d) => d.severity === "error");
+  const warnings = diagnostics.filter((d) => d.severity === "warning");
+  return { errorCount: errors.length, warningCount: warnings.length, errors, warnings };
+}

@@ -1,0 +1,68 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { errorResult, guarded, type ToolCallContext } from "./tool-result.js";
+
+/** Tool names: snake_case, starting with a letter. */
+export const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** One tool: its schema, description, annotations and handler. */
+export interface ToolDefinition<Shape extends z.ZodRawShape> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Shape;
+  readonly outputSchema?: z.ZodRawShape;
+  readonly annotations: ToolAnnotations;
+  readonly handler: (args: z.infer<z.ZodObject<Shape>>, context: ToolCallContext) => Promise<CallToolResult>;
+}
+
+interface RegisteredTool {
+  readonly schema: z.ZodObject<z.ZodRawShape>;
+  readonly handler: (args: never, context: ToolCallContext) => Promise<CallToolResult>;
+}
+
+/**
+ * Registers tools on the MCP server after checking their names, and keeps the handlers so
+ * tools can also be called in-process (by run_pipeline) with the same validation.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+
+  constructor(private readonly server: McpServer) {}
+
+  register<Shape extends z.ZodRawShape>(definition: ToolDefinition<Shape>): void {
+    if (!TOOL_NAME.test(definition.name)) {
+      throw new Error(`Tool name "${definition.name}" must match ${TOOL_NAME} (snake_case).`);
+    }
+    if (this.tools.has(definition.name)) throw new Error(`Tool "${definition.name}" is registered twice.`);
+    const handler = guarded(definition.handler);
+    this.tools.set(definition.name, { schema: z.object(definition.inputSchema) as unknown as z.ZodObject<z.ZodRawShape>, handler: handler as RegisteredTool["handler"] });
+    this.server.registerTool(
+      definition.name,
+      {
+        description: definition.description,
+        inputSchema: definition.inputSchema,
+        ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
+        annotations: definition.annotations,
+      },
+      ((args: never, extra: ToolCallContext) => handler(args, extra)) as never,
+    );
+  }
+
+  /** Names of every registered tool. */
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** Calls a tool in-process with the same validation the MCP server applies. */
+  async call(name: string, args: unknown, context: ToolCallContext): Promise<CallToolResult> {
+    const tool = this.tools.get(name);
+    if (tool === undefined) return errorResult(`Unknown tool "${name}". Available: ${this.names().join(", ")}.`);
+    const parsed = tool.schema.safeParse(args ?? {});
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+      return errorResult(`Invalid arguments for ${name}: ${problems}`);
+    }
+    return tool.handler(parsed.data as never, context);
+  }
+}
