@@ -8,6 +8,8 @@ export type ReportPlan =
 export interface TestPlan {
   command: string;
   report: ReportPlan | undefined;
+  /** The command is a package script run directly: node_modules/.bin must be on PATH. */
+  packageBin?: boolean;
 }
 
 /** Quotes a value for bash. */
@@ -42,9 +44,12 @@ export function planTestRun(command: string, options: { filter?: string | undefi
     extra.push("--json", `--outputFile=${shellQuote(reportPath)}`);
     if (filter) extra.push("-t", shellQuote(filter));
     report = { format: "jest-json", path: reportPath };
-  } else if (/\bnode\b.*--test\b/.test(runnerText)) {
-    extra.push("--test-reporter=tap");
-    if (filter) extra.push(`--test-name-pattern=${shellQuote(filter)}`);
+  } else if (/\bnode\b[^&|;]*\s--test\b/.test(runnerText)) {
+    // node wants its options before the test files, so they go right after --test; a
+    // package script is run directly for that (npm would append them after the files).
+    const flags = ` --test-reporter=tap${filter ? ` --test-name-pattern=${shellQuote(filter)}` : ""}`;
+    const injected = runnerText.replace(/(\bnode\b[^&|;]*?\s--test)\b/, `$1${flags}`);
+    return { command: injected, report: undefined, ...(packageTest ? { packageBin: true } : {}) };
   } else if (/\bgo\s+test\b/.test(runnerText) && !packageTest) {
     const withJson = /\s-json\b/.test(command) ? command : command.replace(/\bgo\s+test\b/, "go test -json");
     return { command: filter ? `${withJson} -run ${shellQuote(filter)}` : withJson, report: undefined };

@@ -70,7 +70,8 @@ export function registerTestTool(registry: ToolRegistry, root: string): void {
       const reportPath = path.join(tmpdir(), `workcell-test-report-${randomBytes(6).toString("hex")}`);
       const plan = planTestRun(base, { filter, reportPath, testScript: await readTestScript(directory.absolute) });
       const startedMs = Date.now();
-      const run = await runProcess({ command: plan.command, cwd: directory.absolute, timeoutMs: timeoutMs ?? TEST_TIMEOUT_MS, maxOutputBytes: MAX_TEST_OUTPUT_BYTES, env: OFFLINE_ENV, signal });
+      const env = plan.packageBin ? { ...OFFLINE_ENV, PATH: `${path.join(directory.absolute, "node_modules", ".bin")}:${process.env.PATH ?? ""}` } : OFFLINE_ENV;
+      const run = await runProcess({ command: plan.command, cwd: directory.absolute, timeoutMs: timeoutMs ?? TEST_TIMEOUT_MS, maxOutputBytes: MAX_TEST_OUTPUT_BYTES, env, signal });
       const combined = `${run.stdout}\n${run.stderr}`;
       const parsed = (plan.report ? await readReport(plan.report, directory.absolute, startedMs) : undefined) ?? parseTestOutput(combined);
       const summary: TestSummary =

@@ -81,6 +81,13 @@ export interface ApiWorker {
   error?: string;
 }
 
+/** Creates a worker on an existing repository. */
+export async function spawnOn(test: TestPlane, repo: string, body: Record<string, unknown> = {}): Promise<ApiWorker> {
+  const response = await test.api<ApiWorker>("POST", "/v1/workers", { repo, ...body });
+  if (response.status !== 201) throw new Error(`spawn failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
 /** Creates a repo under `parent` and a worker on it. */
 export async function spawnWorker(test: TestPlane, parent: string, body: Record<string, unknown> = {}): Promise<{ repo: string; worker: ApiWorker }> {
   const repo = await createTestRepo(parent);

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Runs plain git in a test repository (the user's side: any git is fine there). */
 export function git(cwd: string, ...args: string[]): string {
@@ -30,3 +31,15 @@ export async function createTestRepo(parent: string): Promise<string> {
 export async function createTempDir(prefix: string): Promise<string> {
   return realpath(await mkdtemp(path.join(tmpdir(), prefix)));
 }
+
+/** A git repository holding a copy of `test/fixtures/projects/<name>`, committed on main. */
+export async function createRepoFromFixture(parent: string, name: string): Promise<string> {
+  const repo = await realpath(await mkdtemp(path.join(parent, `${name}-`)));
+  await cp(path.join(FIXTURE_PROJECTS, name), repo, { recursive: true });
+  git(repo, "init", "--quiet", "--initial-branch=main");
+  git(repo, "add", ".");
+  git(repo, "commit", "--quiet", "-m", `fixture ${name}`);
+  return repo;
+}
+
+const FIXTURE_PROJECTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../fixtures/projects");

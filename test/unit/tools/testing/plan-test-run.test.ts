@@ -12,7 +12,12 @@ describe("planTestRun", () => {
   });
 
   it("resolves npm test through the package's script and passes flags after --", () => {
-    expect(planTestRun("npm test", { reportPath, testScript: "tsc -p . && node --test test/" }).command).toBe("npm test -- --test-reporter=tap");
+    expect(planTestRun("npm test", { reportPath, testScript: "tsc -p . && node --test test/", filter: "mean" })).toEqual({
+      command: "tsc -p . && node --test --test-reporter=tap --test-name-pattern='mean' test/",
+      report: undefined,
+      packageBin: true,
+    });
+    expect(planTestRun("node --test", { reportPath }).command).toBe("node --test --test-reporter=tap");
     expect(planTestRun("npm test", { reportPath, testScript: "vitest run", filter: "adds" })).toEqual({
       command: "npm test -- --reporter=json --outputFile='/tmp/report' -t 'adds'",
       report: { format: "jest-json", path: reportPath },
