@@ -20,8 +20,8 @@ const COLON_STYLE = /^(.+?):(\d+):(\d+): (fatal error|error|warning)(?:\[([A-Z]+
 /** rustc/cargo long form: a header line, then ` --> file:line:col`. */
 const RUST_HEADER = /^(error|warning)(?:\[(E\d+)\])?: (.*)$/;
 const RUST_LOCATION = /^\s*--> (.+?):(\d+):(\d+)$/;
-/** go build / go vet: `./file.go:line:col: message` (always an error). */
-const GO_STYLE = /^(\S+\.go):(\d+)(?::(\d+))?: (.*)$/;
+/** go build / go vet: `./file.go:line:col: message`, vet with a `vet: ` prefix (always an error). */
+const GO_STYLE = /^(?:vet: )?(\S+\.go):(\d+)(?::(\d+))?: (.*)$/;
 /** javac and Gradle's javac: `File.java:line: error: message`, column from the caret line two lines below. */
 const JAVAC_STYLE = /^(.+?\.java):(\d+): (error|warning): (.*)$/;
 /** Kotlin: `e: file:///path/File.kt:3:5 message`. */

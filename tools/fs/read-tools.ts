@@ -3,7 +3,7 @@ import { lstat, open, readdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
-import { textResult, ToolInputError } from "../tool-result.js";
+import { describeToolError, textResult, ToolInputError } from "../tool-result.js";
 import { globToRegExp, matchesAny } from "./glob-match.js";
 import { resolveInside } from "./resolve-inside.js";
 
@@ -77,7 +77,7 @@ export function registerReadTools(registry: ToolRegistry, root: string): void {
             const resolved = await resolveInside(root, target);
             return `${target}:\n${await readTextNoFollow(resolved.absolute)}`;
           } catch (error) {
-            return `${target}: Error - ${error instanceof Error ? error.message : String(error)}`;
+            return `${target}: Error - ${describeToolError(error)}`;
           }
         }),
       );

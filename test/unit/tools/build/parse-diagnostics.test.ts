@@ -65,18 +65,31 @@ describe("parseDiagnostics on real compiler output", () => {
   });
 });
 
+describe("parseDiagnostics on go output captured in the sandbox image", () => {
+  it("reads go build errors", () => {
+    expect(parseDiagnostics(fixture("go-build.txt"))).toEqual([
+      { file: "./broken.go", line: 2, column: 28, code: null, message: "undefined: undefinedThing", severity: "error" },
+      { file: "./broken.go", line: 3, column: 29, code: null, message: "cannot use 5 (untyped int constant) as string value in return statement", severity: "error" },
+    ]);
+  });
+
+  it("reads go vet's prefixed lines", () => {
+    expect(parseDiagnostics(fixture("go-vet.txt"))).toEqual([
+      { file: "./broken.go", line: 2, column: 28, code: null, message: "undeclared name: undefinedThing", severity: "error" },
+    ]);
+  });
+});
+
 describe("parseDiagnostics on formats without a local capture", () => {
-  // Shapes taken from each tool's documented message format.
-  it("reads go build, Kotlin, Maven and .NET lines", () => {
+  // No Kotlin, Maven (its plugins need a registry this machine cannot reach) or .NET
+  // toolchain runs here; these lines follow each tool's documented message format.
+  it("reads Kotlin, Maven and .NET lines", () => {
     const output = [
-      "# example.com/demo",
-      "./main.go:7:2: undefined: missing",
       "e: file:///src/main/kotlin/App.kt:3:5 Unresolved reference: foo",
       "[ERROR] /src/main/java/App.java:[12,8] cannot find symbol",
       "Program.cs(10,17): error CS1002: ; expected [/src/App.csproj]",
     ].join("\n");
     expect(parseDiagnostics(output).map((d) => [d.file, d.line, d.column, d.code])).toEqual([
-      ["./main.go", 7, 2, null],
       ["/src/main/kotlin/App.kt", 3, 5, null],
       ["/src/main/java/App.java", 12, 8, null],
       ["Program.cs", 10, 17, "CS1002"],

@@ -75,8 +75,13 @@ describe("test result parsers on real runner output", () => {
 });
 
 describe("go test -json", () => {
-  // Event stream in the shape `go test -json` documents (test2json); a real capture is in the
-  // integration suite, which runs go inside the sandbox image.
+  it("reads a real event stream: leaf tests only, subtests named parent/child, output as the failure text", () => {
+    const summary = parseGoTestJson(fixture("go-test.json"));
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 2, skipped: 1 });
+    expect(summary.failures.map((f) => f.testName)).toEqual(["TestSub/positive", "TestSub/zero"]);
+    expect(summary.failures[0]?.message).toBe("math_test.go:16: Sub(5, 3) = 3, want 2");
+  });
+
   it("counts leaf tests and collects a failing test's output", () => {
     const events = [
       { Action: "run", Package: "demo", Test: "TestAdd" },
