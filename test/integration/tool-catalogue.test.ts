@@ -83,6 +83,23 @@ describe("file tools", () => {
   });
 });
 
+describe("search tools", () => {
+  it("honour .gitignore by default and can include ignored files", async () => {
+    await call("write_file", { path: "ignored/secret.log", content: "needle\n" });
+    expect(textOf(await call("glob", { pattern: "**/*.log" }))).toMatch(/^No files match/);
+    expect(textOf(await call("glob", { pattern: "**/*.log", includeIgnored: true }))).toBe("ignored/secret.log");
+    expect(textOf(await call("grep", { pattern: "needle" }))).toMatch(/^No matches/);
+    expect(textOf(await call("grep", { pattern: "needle", includeIgnored: true }))).toBe("ignored/secret.log:1:needle");
+  });
+
+  it("caps glob at 200 results with a note", async () => {
+    await call("shell", { command: "mkdir -p many && for i in $(seq 1 250); do : > many/f$i.txt; done" });
+    const result = await call("glob", { pattern: "many/*.txt" });
+    expect(textOf(result)).toMatch(/\[showing the first 200 of 250 files; narrow the pattern or the path\]$/);
+    expect((result.structuredContent as { files: string[] }).files).toHaveLength(200);
+  });
+});
+
 describe("background processes", () => {
   it("start, read by cursor, write to stdin, list and kill", async () => {
     const started = structured<{ processId: string; running: boolean; cursor: number }>(

@@ -18,12 +18,13 @@ export function registerSearchTools(registry: ToolRegistry, root: string): void 
       inputSchema: {
         pattern: z.string().min(1).describe('Glob pattern relative to the search directory, e.g. "**/*.test.ts"'),
         path: z.string().optional().describe("Directory to search, relative to /workspace (default: the workspace)"),
+        includeIgnored: z.boolean().optional().describe("Also list files .gitignore excludes (default false)"),
       },
       annotations: { readOnlyHint: true },
-      handler: async ({ pattern, path }) => {
+      handler: async ({ pattern, path, includeIgnored }) => {
       const base = await resolveInside(root, path ?? ".");
       const run = await runProcess({
-        command: ["rg", "--files", "--hidden", "--glob", "!.git", "--glob", pattern],
+        command: ["rg", "--files", "--hidden", ...(includeIgnored ? ["--no-ignore"] : []), "--glob", "!.git", "--glob", pattern],
         cwd: base.absolute,
         timeoutMs: SEARCH_TIMEOUT_MS,
         maxOutputBytes: MAX_RG_OUTPUT_BYTES,
@@ -45,11 +46,13 @@ export function registerSearchTools(registry: ToolRegistry, root: string): void 
         glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts"'),
         ignoreCase: z.boolean().optional().describe("Case-insensitive search"),
         contextLines: z.number().int().min(0).max(20).optional().describe("Lines of context around each match"),
+        includeIgnored: z.boolean().optional().describe("Also search files .gitignore excludes (default false)"),
       },
       annotations: { readOnlyHint: true },
-      handler: async ({ pattern, path, glob, ignoreCase, contextLines }) => {
+      handler: async ({ pattern, path, glob, ignoreCase, contextLines, includeIgnored }) => {
       const target = await resolveInside(root, path ?? ".");
       const args = ["rg", "--json", "--hidden", "--glob", "!.git"];
+      if (includeIgnored) args.push("--no-ignore");
       if (glob !== undefined) args.push("--glob", glob);
       if (ignoreCase) args.push("--ignore-case");
       if (contextLines !== undefined) args.push("--context", String(contextLines));
