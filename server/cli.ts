@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig(process.env);
   process.stderr.write("workcell: checking the Docker engine and the sandbox image...\n");
-  const plane = await startControlPlane(config, { onProgress: progress });
+  const plane = await startControlPlane(config, { onProgress: progress, hostEnv: process.env });
   const tokenLine =
     plane.tokenSource === "env" ? "token: (from WORKCELL_TOKEN)" : `token: ${plane.token}${plane.tokenSource === "generated" ? `  (new; saved to ${plane.tokenFile}, mode 0600)` : `  (from ${plane.tokenFile})`}`;
   process.stdout.write(`workcell control plane listening on ${plane.url}\n${tokenLine}\nimage: ${plane.image}\n`);

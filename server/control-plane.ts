@@ -21,12 +21,13 @@ import { loadOrCreateToken, type TokenSource } from "./token.js";
 /** The project root (where Dockerfile.sandbox and tools/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** The key under which the worker's tools report the finish gate in a result's `_meta`. */
+/** The keys under which the worker's tools report the finish gate and audit entries in a result's `_meta`. */
 const GATE_META_KEY = "dev.workcell/gate";
+const AUDIT_META_KEY = "dev.workcell/audit";
 
-function readGateReport(message: unknown): unknown {
+function readToolReports(message: unknown): { gate: unknown; audit: unknown } {
   const meta = (message as { result?: { _meta?: Record<string, unknown> } }).result?._meta;
-  return meta?.[GATE_META_KEY];
+  return { gate: meta?.[GATE_META_KEY], audit: meta?.[AUDIT_META_KEY] };
 }
 
 /** A running control plane. */
@@ -47,6 +48,8 @@ export interface StartOptions {
   readonly driver?: ContainerDriver;
   readonly onProgress?: (line: string) => void;
   readonly log?: (message: string) => void;
+  /** The environment env grants may name (the CLI passes process.env; default: none). */
+  readonly hostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -74,6 +77,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     sandboxUser: user,
     hostCpus: engine.cpus,
     chownWorkspaces: user.uid !== hostUid,
+    hostEnv: options.hostEnv ?? {},
   });
   await manager.reconcile();
   const bridge = new WorkerBridge({
@@ -82,8 +86,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
     onResponse: (workerId, message) => {
-      const gate = readGateReport(message);
+      const { gate, audit } = readToolReports(message);
       if (gate !== undefined) manager.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
+      if (Array.isArray(audit)) manager.recordAudit(workerId, audit).catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
     },
   });
   manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
@@ -124,6 +129,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     bridge,
     close: async () => {
       await bridge.closeAll();
+      await manager.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();

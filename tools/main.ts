@@ -1,5 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { diffSinceBase } from "./commands/diff-command.js";
+import { forwardToProxy } from "./commands/forward-command.js";
 import { runCommand } from "./commands/run-command.js";
 import { parseGate } from "./gate/finish-gate.js";
 import { createToolServer, WORKSPACE_ROOT } from "./server.js";
@@ -37,13 +38,15 @@ async function main(): Promise<void> {
       return serveMcp();
     case "run":
       return answer(await runCommand(root, await readStdin()));
+    case "forward":
+      return forwardToProxy();
     case "diff": {
       const base = rest[0];
       if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return answer({ error: "usage: diff <baseCommit sha>" });
       return answer(await diffSinceBase(root, base));
     }
     default:
-      answer({ error: `unknown mode "${mode}"; expected mcp, run or diff` });
+      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff or forward` });
       process.exitCode = 2;
   }
 }

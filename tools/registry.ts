@@ -28,15 +28,23 @@ interface RegisteredTool {
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
 
-  constructor(private readonly server: McpServer) {}
+  /**
+   * `decorate` sees every result before it leaves (to attach what the call recorded, such
+   * as audit entries, to its `_meta`).
+   */
+  constructor(
+    private readonly server: McpServer,
+    private readonly decorate: (result: CallToolResult) => CallToolResult = (result) => result,
+  ) {}
 
   register<Shape extends z.ZodRawShape>(definition: ToolDefinition<Shape>): void {
     if (!TOOL_NAME.test(definition.name)) {
       throw new Error(`Tool name "${definition.name}" must match ${TOOL_NAME} (snake_case).`);
     }
     if (this.tools.has(definition.name)) throw new Error(`Tool "${definition.name}" is registered twice.`);
-    const handler = guarded(definition.handler);
-    this.tools.set(definition.name, { schema: z.object(definition.inputSchema) as unknown as z.ZodObject<z.ZodRawShape>, handler: handler as RegisteredTool["handler"] });
+    const run = guarded(definition.handler);
+    const handler = async (args: never, context: ToolCallContext) => this.decorate(await run(args, context));
+    this.tools.set(definition.name, { schema: z.object(definition.inputSchema) as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
     this.server.registerTool(
       definition.name,
       {

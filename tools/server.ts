@@ -1,4 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { registerBuildTools, type GateHolder } from "./build/build-tools.js";
 import { registerCodeEdit } from "./edit/code-edit.js";
 import { registerReadTools } from "./fs/read-tools.js";
@@ -9,6 +10,9 @@ import { registerGitTools } from "./git/git-tools.js";
 import { registerPipelineTool } from "./pipeline/run-pipeline.js";
 import { registerProjectTool } from "./project/project-tool.js";
 import { registerCodingPrompt } from "./prompts/coding-workflow.js";
+import { AccessControl, AUDIT_META_KEY, type AuditEntry } from "./permissions/access-control.js";
+import { registerPermissionsTool } from "./permissions/permissions-tool.js";
+import type { PolicySource } from "./permissions/policy-file.js";
 import { ToolRegistry } from "./registry.js";
 import { registerSearchTools } from "./search/search-tools.js";
 import { ProcessManager } from "./shell/process-manager.js";
@@ -16,11 +20,17 @@ import { registerProcessTools } from "./shell/process-tools.js";
 import { registerShellTool } from "./shell/shell-tool.js";
 import { registerTestTool } from "./testing/test-tool.js";
 
+/** Attaches audit entries a call recorded to its result's `_meta`, for the control plane. */
+function withAudit(result: CallToolResult, entries: AuditEntry[]): CallToolResult {
+  if (entries.length === 0) return result;
+  return { ...result, _meta: { ...result._meta, [AUDIT_META_KEY]: entries } };
+}
+
 /** The workspace every tool is confined to. */
 export const WORKSPACE_ROOT = "/workspace";
 
 /** Builds the in-container MCP server with every tool family registered on `root`. */
-export function createToolServer(options: { root?: string; gate?: GateState; version?: string } = {}): { server: McpServer; registry: ToolRegistry } {
+export function createToolServer(options: { root?: string; gate?: GateState; version?: string; policy?: PolicySource } = {}): { server: McpServer; registry: ToolRegistry } {
   const root = options.root ?? WORKSPACE_ROOT;
   const server = new McpServer(
     { name: "workcell-tools", version: options.version ?? "0.1.0" },
@@ -30,18 +40,20 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
         "Tools of a workcell worker. Every tool runs inside the worker's sandbox container; paths are relative to /workspace. Workflow: plan, edit (code_edit), code_validate, test_run, finish.",
     },
   );
-  const registry = new ToolRegistry(server);
+  const access = new AccessControl(root, options.policy);
+  const registry = new ToolRegistry(server, (result) => withAudit(result, access.drainAudit()));
   const gate: GateHolder = { state: options.gate ?? initialGate() };
-  registerReadTools(registry, root);
-  registerWriteTools(registry, root);
-  registerCodeEdit(registry, root);
-  registerSearchTools(registry, root);
-  registerShellTool(registry, root);
-  registerProcessTools(registry, root, new ProcessManager());
+  registerReadTools(registry, access);
+  registerWriteTools(registry, access);
+  registerCodeEdit(registry, access);
+  registerSearchTools(registry, access);
+  registerShellTool(registry, access);
+  registerProcessTools(registry, access, new ProcessManager());
   registerGitTools(registry, root);
   registerProjectTool(registry, root);
-  registerBuildTools(registry, root, gate);
-  registerTestTool(registry, root);
+  registerBuildTools(registry, access, gate);
+  registerTestTool(registry, access);
+  registerPermissionsTool(registry, access);
   registerFinishTool(registry, root, gate);
   registerPipelineTool(registry);
   registerCodingPrompt(server, root);

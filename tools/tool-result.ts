@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { PathRefusedError } from "./fs/resolve-inside.js";
+import { PermissionDeniedError } from "./permissions/access-control.js";
 
 /** A successful tool answer with text and, optionally, structured content. */
 export function textResult(text: string, structured?: Record<string, unknown>): CallToolResult {
@@ -38,7 +39,7 @@ export class ToolInputError extends Error {
 
 /** Turns anything a tool threw into the message the agent sees. */
 export function describeToolError(error: unknown): string {
-  if (error instanceof PathRefusedError || error instanceof ToolInputError) return error.message;
+  if (error instanceof PathRefusedError || error instanceof ToolInputError || error instanceof PermissionDeniedError) return error.message;
   if (typeof error === "object" && error !== null && "code" in error) {
     const { code, path: target } = error as { code?: string; path?: string };
     const where = target === undefined ? "" : ` (${target})`;

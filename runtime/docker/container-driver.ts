@@ -9,14 +9,18 @@ export interface ContainerSpec {
   readonly labels: Readonly<Record<string, string>>;
   readonly workingDir: string;
   readonly command: readonly string[];
-  readonly mounts: readonly { source: string; target: string; readOnly: boolean }[];
+  /** Bind mounts (host path at target) and tmpfs masks (an empty read-only tmpfs at target). */
+  readonly mounts: readonly ContainerMount[];
   readonly tmpfs: Readonly<Record<string, string>>;
-  readonly networkMode: "none";
+  readonly networkMode: "none" | "bridge";
   readonly memoryMb: number;
   readonly cpus: number;
   readonly pids: number;
   readonly logMaxBytes: number;
 }
+
+/** One mount of a container. */
+export type ContainerMount = { type?: "bind"; source: string; target: string; readOnly: boolean } | { type: "tmpfs"; target: string; readOnly: true };
 
 /** What workcell needs to know about a container's state. */
 export interface ContainerState {

@@ -1,11 +1,15 @@
+import { createHash } from "node:crypto";
 import { DEFAULT_RESOURCES } from "../config/config.js";
+import { denyOverlays, mountsFor, type Policy } from "../permissions/policy.js";
+import { FORWARDER_ARGV } from "../workers/in-container.js";
 import type { Worker } from "../workers/worker.js";
-import type { ContainerSpec } from "./container-driver.js";
+import type { ContainerMount, ContainerSpec } from "./container-driver.js";
 
 /** Labels every workcell container carries, so a restarted control plane finds its own. */
 export const LABEL_MANAGED = "dev.workcell.managed";
 export const LABEL_WORKER = "dev.workcell.worker";
 export const LABEL_INSTANCE = "dev.workcell.instance";
+export const LABEL_SPEC = "dev.workcell.spec";
 
 /** The path the workspace is mounted at inside every container. */
 export const CONTAINER_WORKSPACE = "/workspace";
@@ -18,42 +22,73 @@ export function sandboxUser(hostUid: number, hostGid: number): { uid: number; gi
   return hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: hostGid };
 }
 
+/** Where the worker's control files (policy, egress socket) appear inside the container. */
+export const CONTAINER_RUN_DIR = "/run/workcell";
+/** The in-container forwarder's address, which the proxy variables point at. */
+const PROXY_URL = "http://127.0.0.1:3128";
+
+/** Whether a worker's traffic goes through the egress proxy (a host list, or audit mode without full network). */
+export function usesEgressProxy(policy: Policy): boolean {
+  return Array.isArray(policy.net) || (policy.mode === "audit" && policy.net !== true);
+}
+
+/** Host facts the spec needs: what each hidden path is, found by the caller. */
+export interface SpecOptions {
+  instance: string;
+  user: { uid: number; gid: number };
+  hostCpus: number;
+  /** The worker's control directory on the host, mounted read-only at /run/workcell. */
+  runDir: string;
+  /** Denied paths inside mounted grants, with whether each is a directory on the host. */
+  hidden: readonly { path: string; directory: boolean }[];
+}
+
 /**
- * The hardened container for a worker: no network, no capabilities, read-only root with
- * size-capped tmpfs scratch, non-root, init, resource limits, labels, and no host path but
- * the workspace (rw) and the borrowed object directories (ro, at the same path).
+ * The hardened container for a worker: no capabilities, read-only root with size-capped
+ * tmpfs scratch, non-root, init, resource limits, labels; network only as the policy grants
+ * (none, the egress proxy through a mounted socket, or bridged); and no host path but the
+ * workspace, the borrowed object directories (ro), the granted paths, and the control dir (ro).
  */
-export function buildContainerSpec(
-  worker: Worker,
-  options: { instance: string; user: { uid: number; gid: number }; hostCpus: number },
-): ContainerSpec {
-  const cpus = Math.min(worker.resources.cpus, options.hostCpus);
-  return {
+export function buildContainerSpec(worker: Worker, options: SpecOptions): ContainerSpec {
+  const policy = worker.permissions;
+  const proxied = usesEgressProxy(policy);
+  const overlays = denyOverlays(policy);
+  const mounts: ContainerMount[] = [
+    { source: worker.workspace, target: CONTAINER_WORKSPACE, readOnly: false },
+    ...worker.objectDirs.map((dir) => ({ source: dir, target: dir, readOnly: true })),
+    ...mountsFor(policy).map((mount) => ({ source: mount.source, target: mount.source, readOnly: mount.readOnly })),
+    ...overlays.readOnly.map((dir) => ({ source: dir, target: dir, readOnly: true })),
+    ...options.hidden.map((entry): ContainerMount =>
+      entry.directory ? { type: "tmpfs", target: entry.path, readOnly: true } : { source: "/dev/null", target: entry.path, readOnly: true },
+    ),
+    { source: options.runDir, target: CONTAINER_RUN_DIR, readOnly: true },
+  ];
+  const proxyEnv = proxied ? ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"].map((name) => `${name}=${PROXY_URL}`) : [];
+  const spec: ContainerSpec = {
     name: containerName(worker.id),
     image: worker.image,
     user: `${options.user.uid}:${options.user.gid}`,
-    env: [
-      `HOME=${CONTAINER_HOME}`,
-      `WORKCELL_WORKER_ID=${worker.id}`,
-      ...Object.entries(worker.env).map(([name, value]) => `${name}=${value}`),
-    ],
+    env: [`HOME=${CONTAINER_HOME}`, `WORKCELL_WORKER_ID=${worker.id}`, ...proxyEnv, ...Object.entries(worker.env).map(([name, value]) => `${name}=${value}`)],
     labels: { [LABEL_MANAGED]: "true", [LABEL_WORKER]: worker.id, [LABEL_INSTANCE]: options.instance },
     workingDir: CONTAINER_WORKSPACE,
-    command: ["sleep", "infinity"],
-    mounts: [
-      { source: worker.workspace, target: CONTAINER_WORKSPACE, readOnly: false },
-      ...worker.objectDirs.map((dir) => ({ source: dir, target: dir, readOnly: true })),
-    ],
+    command: proxied ? [...FORWARDER_ARGV] : ["sleep", "infinity"],
+    mounts,
     tmpfs: {
       "/tmp": `rw,nosuid,nodev,exec,mode=1777,size=${worker.resources.tmpMb}m`,
       [CONTAINER_HOME]: `rw,nosuid,nodev,exec,mode=1777,size=${HOME_TMPFS_MB}m`,
     },
-    networkMode: "none",
+    networkMode: policy.net === true ? "bridge" : "none",
     memoryMb: worker.resources.memoryMb,
-    cpus,
+    cpus: Math.min(worker.resources.cpus, options.hostCpus),
     pids: worker.resources.pids,
     logMaxBytes: LOG_MAX_BYTES,
   };
+  return { ...spec, labels: { ...spec.labels, [LABEL_SPEC]: specHash(spec) } };
+}
+
+/** A short hash of a spec: a container whose label differs was made from another policy. */
+export function specHash(spec: ContainerSpec): string {
+  return createHash("sha256").update(JSON.stringify({ ...spec, labels: { ...spec.labels, [LABEL_SPEC]: "" } })).digest("hex").slice(0, 16);
 }
 
 /** Resource limits with defaults filled in. */

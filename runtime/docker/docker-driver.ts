@@ -84,13 +84,11 @@ export class DockerDriver implements ContainerDriver {
           ReadonlyRootfs: true,
           Init: true,
           IpcMode: "private",
-          Mounts: spec.mounts.map((mount) => ({
-            Type: "bind" as const,
-            Source: mount.source,
-            Target: mount.target,
-            ReadOnly: mount.readOnly,
-            BindOptions: { Propagation: "rprivate" as const },
-          })),
+          Mounts: spec.mounts.map((mount) =>
+            mount.type === "tmpfs"
+              ? { Type: "tmpfs" as const, Source: "", Target: mount.target, ReadOnly: true, TmpfsOptions: { SizeBytes: 4096, Mode: 0o555 } }
+              : { Type: "bind" as const, Source: mount.source, Target: mount.target, ReadOnly: mount.readOnly, BindOptions: { Propagation: "rprivate" as const } },
+          ),
           Tmpfs: { ...spec.tmpfs },
           Memory: spec.memoryMb * 1024 * 1024,
           MemorySwap: spec.memoryMb * 1024 * 1024,

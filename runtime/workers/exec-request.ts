@@ -30,8 +30,10 @@ export const ExecResultSchema = z.object({
   truncated: z.boolean(),
   durationMs: z.number(),
   spawnError: z.string().optional(),
+  /** What audit mode recorded in the container (not part of the answer to the client). */
+  audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
 });
-export type ExecResponse = z.infer<typeof ExecResultSchema>;
+export type ExecResponse = Omit<z.infer<typeof ExecResultSchema>, "audit">;
 
 /** The answer of `GET /v1/workers/:id/diff`. */
 export const DiffResultSchema = z.object({

@@ -8,6 +8,9 @@ export const TOOLS_PATH = "/opt/workcell/workcell-tools.mjs";
 /** The argv that starts the in-container MCP server on stdio. */
 export const MCP_SERVER_ARGV = ["node", TOOLS_PATH, "mcp"] as const;
 
+/** The argv of the container's main process when its traffic goes through the egress proxy. */
+export const FORWARDER_ARGV = ["node", TOOLS_PATH, "forward"] as const;
+
 /**
  * Runs a mode of the in-container tools program and validates its one-line JSON answer:
  * the container is untrusted, so its answer crosses a trust boundary.
@@ -16,7 +19,7 @@ export async function callInContainer<T>(
   driver: ContainerDriver,
   containerId: string,
   argv: readonly string[],
-  schema: z.ZodType<T>,
+  schema: z.ZodType<T, unknown>,
   options: { stdin?: Buffer; signal?: AbortSignal } = {},
 ): Promise<T> {
   const result = await driver.exec(containerId, {
@@ -31,8 +34,8 @@ export async function callInContainer<T>(
   } catch {
     throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
   }
-  const failure = z.object({ error: z.string() }).safeParse(value);
-  if (failure.success) throw new AppError("invalid_input", failure.data.error);
+  const failure = z.object({ error: z.string(), code: z.literal("permission_denied").optional() }).safeParse(value);
+  if (failure.success) throw new AppError(failure.data.code ?? "invalid_input", failure.data.error);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
   return parsed.data;

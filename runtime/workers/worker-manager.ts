@@ -3,30 +3,27 @@ import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
-import { buildContainerSpec, LABEL_INSTANCE, resolveResources } from "../docker/container-spec.js";
+import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
+import { decideEgress } from "../net/decide-egress.js";
+import { EgressProxies } from "../net/egress-proxies.js";
+import { admitEnv } from "../permissions/env-grant.js";
+import type { PermissionsInput, Policy } from "../permissions/policy.js";
+import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
 import { appendWorkerEvent } from "../events/event-log.js";
 import { inspectSourceRepo, pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
 import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
-import { callInContainer, MCP_SERVER_ARGV } from "./in-container.js";
-import {
-  DEFAULT_EXEC_MAX_OUTPUT_BYTES,
-  DEFAULT_EXEC_TIMEOUT_MS,
-  DiffResultSchema,
-  ExecResultSchema,
-  type DiffResult,
-  type ExecRequest,
-  type ExecResponse,
-} from "./exec-request.js";
-import { exportBranch, type ExportResult } from "./export-branch.js";
+import { MCP_SERVER_ARGV } from "./in-container.js";
+import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
+import type { ExportResult } from "./export-branch.js";
+import { diffWorker, execInWorker, exportWorker, type OperationContext } from "./worker-operations.js";
+import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
 import { GateStateSchema, type CreateWorkerInput, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
-/** Time the host waits beyond an exec's own timeout before giving up on the container. */
-const EXEC_GRACE_MS = 15_000;
 
 /** What the manager needs from the outside world. */
 export interface WorkerManagerDeps {
@@ -41,6 +38,8 @@ export interface WorkerManagerDeps {
   readonly hostCpus: number;
   /** Whether workspaces must be handed to the sandbox user (the control plane runs as another uid). */
   readonly chownWorkspaces: boolean;
+  /** The control plane's own environment, source of env vars granted by name. */
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
 }
 
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
@@ -53,6 +52,9 @@ export type WorkerDownListener = (workerId: string) => void;
 export class WorkerManager {
   private readonly lock = new KeyedLock();
   private readonly downListeners = new Set<WorkerDownListener>();
+  private readonly proxies = new EgressProxies();
+  /** Live policies, for the egress proxies' synchronous decisions. */
+  private readonly policies = new Map<string, Policy>();
 
   constructor(private readonly deps: WorkerManagerDeps) {}
 
@@ -65,9 +67,22 @@ export class WorkerManager {
   /** Matches stored workers with labelled containers after a restart. */
   async reconcile(): Promise<void> {
     await reconcileWorkers(this.deps.store, this.deps.driver, { [LABEL_INSTANCE]: this.deps.instance });
+    for (const worker of await this.deps.store.listWorkers()) {
+      this.policies.set(worker.id, worker.permissions);
+      await writePolicyFile(this.runDir(worker.id), worker.permissions).catch(() => undefined);
+      if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
+    }
   }
 
   async create(input: CreateWorkerInput): Promise<Worker> {
+    const policy = policyFromInput(input.permissions, this.deps.config.dataDir);
+    await assertGrantsExist(policy);
+    const admitted = admitEnv(policy, input.env ?? {}, this.deps.hostEnv);
+    if (admitted.refused.length > 0 && policy.mode === "enforce") {
+      throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
+        details: { kind: "env", names: admitted.refused },
+      });
+    }
     const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
     const id = await this.newId();
     const prefix = input.name ?? "agent";
@@ -82,12 +97,13 @@ export class WorkerManager {
       baseCommit: source.baseCommit,
       workspace: path.join(this.workerDir(id), "workspace"),
       image: input.image ?? this.deps.defaultImage,
-      permissions: input.permissions ?? {},
+      permissions: policy,
+      audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
       resources: resolveResources(input.resources),
       createdAt: now,
       updatedAt: now,
       desired: "running",
-      env: input.env ?? {},
+      env: admitted.env,
       objectDirs: [...source.objectDirs],
     };
     return this.lock.run(id, async () => {
@@ -124,6 +140,7 @@ export class WorkerManager {
       const worker = await this.load(id);
       this.emitDown(id);
       if (worker.containerId !== undefined) await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
+      await this.proxies.close(id);
       const stopped = await this.save({ ...worker, desired: "stopped", status: "stopped", error: undefined });
       await appendWorkerEvent(this.workerDir(id), "stopped");
       return stopped;
@@ -146,6 +163,8 @@ export class WorkerManager {
       const worker = await this.load(id);
       this.emitDown(id);
       if (worker.containerId !== undefined) await this.deps.driver.remove(worker.containerId);
+      await this.proxies.close(id);
+      this.policies.delete(id);
       await unpinBase(worker.repo, id);
       await appendWorkerEvent(this.workerDir(id), "removed", { keepWorkspace: options.keepWorkspace });
       if (!options.keepWorkspace) await rm(this.workerDir(id), { recursive: true, force: true });
@@ -193,50 +212,136 @@ export class WorkerManager {
   }
 
   async exec(id: string, request: ExecRequest): Promise<ExecResponse> {
-    const { containerId } = await this.requireRunning(id);
-    const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
-    const payload = Buffer.from(JSON.stringify({ ...request, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
-    const signal = AbortSignal.timeout(timeoutMs + EXEC_GRACE_MS);
-    try {
-      const result = await callInContainer(this.deps.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal });
-      await appendWorkerEvent(this.workerDir(id), "exec", { exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });
-      return result;
-    } catch (error) {
-      if (signal.aborted) throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time. Check the worker's state.`);
-      throw error;
-    }
+    const { worker, containerId } = await this.requireRunning(id);
+    return execInWorker(this.operations(), worker, containerId, request);
   }
 
   async diff(id: string): Promise<DiffResult> {
     const { worker, containerId } = await this.requireRunning(id);
-    return callInContainer(this.deps.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema);
+    return diffWorker(this.operations(), worker, containerId);
   }
 
   async export(id: string, branch: string | undefined): Promise<ExportResult> {
     const { containerId } = await this.requireRunning(id);
     return this.lock.run(id, async () => {
       const worker = await this.load(id);
-      const target = branch ?? worker.branch;
-      const scratch = path.join(this.deps.config.dataDir, "tmp");
-      await mkdir(scratch, { recursive: true, mode: 0o700 });
-      const result = await exportBranch(this.deps.driver, containerId, worker, target, scratch);
-      await this.save({ ...worker, lastExport: { branch: target, commit: result.commit, at: new Date().toISOString() } });
-      await appendWorkerEvent(this.workerDir(id), "exported", { branch: target, commit: result.commit });
+      const result = await exportWorker(this.operations(), worker, containerId, branch);
+      await this.save({ ...worker, lastExport: { branch: result.branch, commit: result.commit, at: new Date().toISOString() } });
       return result;
     });
   }
 
+  /** The worker's effective policy. */
+  async permissions(id: string): Promise<Policy> {
+    return (await this.load(id)).permissions;
+  }
+
+  /**
+   * Replaces the fields of the policy given in `input`. The tools and the egress proxy see
+   * the new policy at once; what needs a different container (mounts, network mode) is
+   * reported and applies on the next start.
+   */
+  async updatePermissions(id: string, input: PermissionsInput): Promise<{ permissions: Policy; appliesOnNextStart: boolean }> {
+    return this.lock.run(id, async () => {
+      const worker = await this.load(id);
+      const merged = { ...toPermissionsInput(worker.permissions), ...input };
+      const policy = policyFromInput(merged, this.deps.config.dataDir);
+      await assertGrantsExist(policy);
+      const updated = { ...worker, permissions: policy };
+      await writePolicyFile(this.runDir(id), policy);
+      this.policies.set(id, policy);
+      const container = worker.containerId === undefined ? undefined : await this.deps.driver.inspect(worker.containerId);
+      const wanted = buildContainerSpec(updated, await this.specOptions(updated));
+      const appliesOnNextStart = container !== undefined && container.labels[LABEL_SPEC] !== wanted.labels[LABEL_SPEC];
+      if (container?.running && usesEgressProxy(policy)) await this.ensureProxy(id);
+      await this.save({ ...updated, pendingRestart: appliesOnNextStart || undefined });
+      await appendWorkerEvent(this.workerDir(id), "permissions_changed", { appliesOnNextStart });
+      return { permissions: policy, appliesOnNextStart };
+    });
+  }
+
+  /** Records what audit mode allowed but enforce would refuse (deduplicated). */
+  async recordAudit(id: string, entries: readonly AuditEntry[]): Promise<void> {
+    const valid = entries.filter((entry) => ["read", "write", "net", "run", "env"].includes(entry.kind) && typeof entry.target === "string" && entry.target.length <= 4096);
+    if (valid.length === 0) return;
+    await this.lock.run(id, async () => {
+      const worker = await this.deps.store.getWorker(id);
+      if (worker === undefined) return;
+      const known = new Set(worker.audit.map((entry) => `${entry.kind}\0${entry.target}`));
+      const fresh = valid.filter((entry) => !known.has(`${entry.kind}\0${entry.target}`));
+      if (fresh.length === 0) return;
+      await this.save({ ...worker, audit: [...worker.audit, ...fresh].slice(-1000) });
+      await appendWorkerEvent(this.workerDir(id), "audit", { entries: fresh });
+    });
+  }
+
+  /** The minimal enforce-mode policy that would have let the audited run pass. */
+  async suggestedPermissions(id: string): Promise<Policy> {
+    const worker = await this.load(id);
+    return suggestPolicy(worker.permissions, worker.audit);
+  }
+
+  /** Ends every egress proxy (on shutdown); containers keep running. */
+  async close(): Promise<void> {
+    await this.proxies.closeAll();
+  }
+
+  /**
+   * Brings the worker's container up: policy file and egress proxy first, then the
+   * container — recreated when it is missing or was made from an older policy (the
+   * workspace lives on the host, so nothing is lost).
+   */
   private async launch(worker: Worker): Promise<Worker> {
     const { driver } = this.deps;
+    await writePolicyFile(this.runDir(worker.id), worker.permissions);
+    this.policies.set(worker.id, worker.permissions);
+    if (usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
+    const spec = buildContainerSpec(worker, await this.specOptions(worker));
     let containerId = worker.containerId;
-    if (containerId === undefined || (await driver.inspect(containerId)) === undefined) {
-      containerId = await driver.create(
-        buildContainerSpec(worker, { instance: this.deps.instance, user: this.deps.sandboxUser, hostCpus: this.deps.hostCpus }),
-      );
+    const existing = containerId === undefined ? undefined : await driver.inspect(containerId);
+    if (existing !== undefined && existing.labels[LABEL_SPEC] !== spec.labels[LABEL_SPEC]) {
+      await driver.remove(existing.id);
+      containerId = undefined;
+    } else if (existing === undefined) containerId = undefined;
+    if (containerId === undefined) {
+      containerId = await driver.create(spec);
       await this.save({ ...worker, containerId });
     }
     await driver.start(containerId);
-    return this.save({ ...worker, containerId, status: "running", error: undefined });
+    const started: Worker = { ...worker, containerId, status: "running", error: undefined };
+    delete started.pendingRestart;
+    return this.save(started);
+  }
+
+  private async specOptions(worker: Worker): Promise<SpecOptions> {
+    return {
+      instance: this.deps.instance,
+      user: this.deps.sandboxUser,
+      hostCpus: this.deps.hostCpus,
+      runDir: this.runDir(worker.id),
+      hidden: await findHiddenPaths(worker.permissions),
+    };
+  }
+
+  /** Starts the worker's egress proxy; it decides each request from the live policy. */
+  private async ensureProxy(id: string): Promise<void> {
+    await this.proxies.ensure(id, path.join(this.runDir(id), PROXY_SOCKET_NAME), (host, port) => {
+      const policy = this.policies.get(id);
+      if (policy === undefined) return { allowed: false, message: "PermissionDenied: the worker is not running" };
+      const decision = decideEgress(policy, host, port);
+      if (decision.allowed && decision.audited) void this.recordAudit(id, [{ kind: "net", target: `${host}:${port}` }]).catch(() => undefined);
+      return decision;
+    });
+  }
+
+  private operations(): OperationContext {
+    return {
+      driver: this.deps.driver,
+      hostEnv: this.deps.hostEnv,
+      dataDir: this.deps.config.dataDir,
+      recordAudit: (id, entries) => this.recordAudit(id, entries),
+      event: (id, type, data) => appendWorkerEvent(this.workerDir(id), type, data),
+    };
   }
 
   /** Undoes a half-made creation; every step tolerates what was never done. */
@@ -244,6 +349,8 @@ export class WorkerManager {
     const stored = await this.deps.store.getWorker(worker.id);
     const containerId = stored?.containerId ?? worker.containerId;
     if (containerId !== undefined) await this.deps.driver.remove(containerId).catch(() => undefined);
+    await this.proxies.close(worker.id).catch(() => undefined);
+    this.policies.delete(worker.id);
     await unpinBase(worker.repo, worker.id).catch(() => undefined);
     await rm(this.workerDir(worker.id), { recursive: true, force: true });
     await this.deps.store.deleteWorker(worker.id);
@@ -273,6 +380,11 @@ export class WorkerManager {
 
   private workerDir(id: string): string {
     return path.join(this.deps.config.dataDir, "workers", id);
+  }
+
+  /** The worker's control dir, mounted read-only at /run/workcell: policy file and proxy socket. */
+  private runDir(id: string): string {
+    return path.join(this.workerDir(id), "run");
   }
 
   private async newId(): Promise<string> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PermissionsInputSchema, PolicySchema } from "../permissions/policy.js";
 
 /** Lifecycle states a worker can be in. */
 export const WorkerStatusSchema = z.enum(["starting", "running", "stopped", "failed", "removed"]);
@@ -29,7 +30,7 @@ export const CreateWorkerInputSchema = z
       .regex(KEBAB, "must be kebab-case (lowercase letters, digits and single dashes), e.g. fix-login")
       .optional(),
     image: z.string().min(1).max(256).optional(),
-    permissions: z.record(z.string(), z.unknown()).optional(),
+    permissions: PermissionsInputSchema.optional(),
     resources: ResourcesSchema.optional(),
     env: z
       .record(z.string().regex(ENV_NAME, "env names must match [A-Za-z_][A-Za-z0-9_]*"), z.string().max(32_768))
@@ -64,7 +65,11 @@ export const WorkerSchema = z.object({
   baseCommit: z.string(),
   workspace: z.string(),
   image: z.string(),
-  permissions: z.record(z.string(), z.unknown()),
+  permissions: PolicySchema,
+  /** What audit mode recorded that enforce mode would have refused. */
+  audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
+  /** Set when the container was made from an older policy; applies on the next start. */
+  pendingRestart: z.boolean().optional(),
   resources: z.object({ cpus: z.number(), memoryMb: z.number(), pids: z.number(), tmpMb: z.number() }),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -83,11 +88,12 @@ export type Worker = z.infer<typeof WorkerSchema>;
 
 /** Fields that never leave the control plane. */
 export function toPublicWorker(worker: Worker, baseUrl: string) {
-  const { desired: _desired, objectDirs: _objectDirs, env, gate, ...visible } = worker;
+  const { desired: _desired, objectDirs: _objectDirs, env, gate, audit: _audit, ...visible } = worker;
   return {
     ...visible,
     mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`,
     envNames: Object.keys(env),
+    network: worker.permissions.net === true ? "bridged" : Array.isArray(worker.permissions.net) ? "proxied" : "none",
     ...(gate === undefined ? {} : { task: gate.task, validation: { validated: gate.validatedTree !== null, consecutiveFailures: gate.failures } }),
   };
 }

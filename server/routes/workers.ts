@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { z } from "zod";
+import { PermissionsInputSchema } from "../../runtime/permissions/policy.js";
 import { ExecRequestSchema, ExportRequestSchema } from "../../runtime/workers/exec-request.js";
 import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
 import { CreateWorkerInputSchema, toPublicWorker } from "../../runtime/workers/worker.js";
@@ -43,6 +44,23 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
   });
 
   app.get("/:id/diff", async (c) => c.json(await manager.diff(c.req.param("id"))));
+
+  app.get("/:id/permissions", async (c) => c.json({ permissions: await manager.permissions(c.req.param("id")) }));
+  app.patch("/:id/permissions", async (c) => {
+    const input = await parseJsonBody(c, PermissionsInputSchema);
+    const { permissions, appliesOnNextStart } = await manager.updatePermissions(c.req.param("id"), input);
+    return c.json({
+      permissions,
+      appliesOnNextStart,
+      message: appliesOnNextStart
+        ? "Saved. The tools and the egress proxy use it now; the mounts or network mode it changes apply on the next POST /start (or stop + start)."
+        : "Saved and in effect.",
+    });
+  });
+  app.get("/:id/permissions/suggested", async (c) => {
+    const id = c.req.param("id");
+    return c.json({ permissions: await manager.suggestedPermissions(id), recorded: (await manager.get(id)).audit });
+  });
 
   app.post("/:id/export", async (c) => {
     const request = await parseJsonBody(c, ExportRequestSchema, { optional: true });

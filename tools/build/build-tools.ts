@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { resolveInside } from "../fs/resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 import { GATE_META_KEY, recordValidation, type GateState } from "../gate/finish-gate.js";
 import { workspaceFingerprint } from "../git/scratch-index.js";
 import { inspectProject } from "../project/project-tool.js";
@@ -40,7 +40,8 @@ function listDiagnostics(diagnostics: readonly Diagnostic[]): string {
 }
 
 /** Registers build_run and code_validate. */
-export function registerBuildTools(registry: ToolRegistry, root: string, gate: GateHolder): void {
+export function registerBuildTools(registry: ToolRegistry, access: AccessControl, gate: GateHolder): void {
+  const root = access.workspace;
   registry.register({
     name: "build_run",
     description:
@@ -51,9 +52,10 @@ export function registerBuildTools(registry: ToolRegistry, root: string, gate: G
     },
     annotations: { destructiveHint: false, openWorldHint: false },
     handler: async ({ command, cwd }, { signal }) => {
-      const directory = await resolveInside(root, cwd ?? ".");
+      const directory = await access.resolve(cwd ?? ".", "read");
       const chosen = command ?? inspectProject(directory.absolute).buildCommand;
       if (chosen === null) return errorResult("No build command was given and none could be detected (project_info says unknown). Pass command.");
+      access.checkCommand(chosen);
       const { run, summary, success, tail } = await runAndParse(chosen, directory.absolute, signal);
       const structured = { success, ...summary, command: chosen, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs };
       const headline = `${success ? "Build succeeded" : "Build failed"}: ${summary.errorCount} errors, ${summary.warningCount} warnings (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${chosen}`;
@@ -78,6 +80,7 @@ export function registerBuildTools(registry: ToolRegistry, root: string, gate: G
       if (command === null) {
         return errorResult(`No way to validate a "${chosenLanguage}" project was found. Pass language, or add a build script.`);
       }
+      access.checkCommand(command);
       const { run, summary, success, tail } = await runAndParse(command, root, signal);
       gate.state = recordValidation(gate.state, success, await workspaceFingerprint(root));
       const structured = { success, language: chosenLanguage, ...summary, command, exitCode: run.exitCode, consecutiveFailures: gate.state.failures };

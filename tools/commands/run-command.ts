@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resolveInside } from "../fs/resolve-inside.js";
+import { AccessControl, PermissionDeniedError, type AuditEntry } from "../permissions/access-control.js";
 import { runProcess, type RunResult } from "../shell/run-process.js";
 
 /** The request the control plane sends on stdin for `workcell-tools run`. */
@@ -11,25 +11,31 @@ export const RunRequestSchema = z.object({
   env: z.record(z.string(), z.string()).optional(),
 });
 
+/** What `run` answers: the result, or an error the control plane maps to an HTTP status. */
+export type RunAnswer = (RunResult & { audit: AuditEntry[] }) | { error: string; code?: "permission_denied" };
+
 /**
- * Runs one command for the control plane's exec endpoint: confined cwd, process-group
- * kill on timeout, capped output. Always answers one JSON line on stdout.
+ * Runs one command for the control plane's exec endpoint: policy-checked program and cwd,
+ * process-group kill on timeout, capped output. Always answers one JSON value.
  */
-export async function runCommand(root: string, requestJson: string): Promise<RunResult | { error: string }> {
+export async function runCommand(root: string, requestJson: string, access = new AccessControl(root)): Promise<RunAnswer> {
   const parsed = RunRequestSchema.safeParse(JSON.parse(requestJson));
   if (!parsed.success) return { error: `invalid run request: ${parsed.error.message}` };
   const request = parsed.data;
   let cwd: string;
   try {
-    cwd = (await resolveInside(root, request.cwd ?? ".")).absolute;
+    cwd = (await access.resolve(request.cwd ?? ".", "read")).absolute;
+    access.checkCommand(request.command);
   } catch (error) {
+    if (error instanceof PermissionDeniedError) return { error: error.message, code: "permission_denied" };
     return { error: error instanceof Error ? error.message : String(error) };
   }
-  return runProcess({
+  const result = await runProcess({
     command: request.command,
     cwd,
     timeoutMs: request.timeoutMs,
     maxOutputBytes: request.maxOutputBytes,
     ...(request.env === undefined ? {} : { env: request.env }),
   });
+  return { ...result, audit: access.drainAudit() };
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { writeFileAtomic } from "../fs/atomic-write.js";
 import { pathField, readTextNoFollow } from "../fs/read-tools.js";
-import { resolveInside } from "../fs/resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, ToolInputError } from "../tool-result.js";
 
@@ -83,7 +83,7 @@ function countLines(text: string): number {
 }
 
 /** Registers `code_edit`: line-range, find/replace and whole-file edits that answer with the changed region. */
-export function registerCodeEdit(registry: ToolRegistry, root: string): void {
+export function registerCodeEdit(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
     name: "code_edit",
     description:
@@ -100,7 +100,7 @@ export function registerCodeEdit(registry: ToolRegistry, root: string): void {
     },
     annotations: { destructiveHint: true },
     handler: async (args) => {
-      const resolved = await resolveInside(root, args.path);
+      const resolved = await access.resolve(args.path, "write");
       const before = args.command === "write" && !resolved.exists ? "" : await readTextNoFollow(resolved.absolute);
       const edit = toCodeEdit(args);
       const outcome = applyCodeEdit(before, edit);

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
 import { describeToolError, textResult, ToolInputError } from "../tool-result.js";
 import { globToRegExp, matchesAny } from "./glob-match.js";
-import { resolveInside } from "./resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 
 /** Largest file read_file reads whole. */
 export const MAX_READ_BYTES = 10 * 1024 * 1024;
@@ -47,7 +47,7 @@ export function selectLines(text: string, options: { offset?: number; limit?: nu
 type TreeEntry = { name: string; type: "file" | "directory" | "symlink"; children?: TreeEntry[] };
 
 /** Registers the read-only file tools. */
-export function registerReadTools(registry: ToolRegistry, root: string): void {
+export function registerReadTools(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
     name: "read_file",
     description: "Read a text file. Use head/tail for the first/last lines, or offset/limit for a range.",
@@ -60,7 +60,7 @@ export function registerReadTools(registry: ToolRegistry, root: string): void {
     },
     annotations: { readOnlyHint: true },
     handler: async ({ path: target, ...range }) => {
-      const resolved = await resolveInside(root, target);
+      const resolved = await access.resolve(target, "read");
       return textResult(selectLines(await readTextNoFollow(resolved.absolute), range));
     },
   });
@@ -74,7 +74,7 @@ export function registerReadTools(registry: ToolRegistry, root: string): void {
       const parts = await Promise.all(
         paths.map(async (target) => {
           try {
-            const resolved = await resolveInside(root, target);
+            const resolved = await access.resolve(target, "read");
             return `${target}:\n${await readTextNoFollow(resolved.absolute)}`;
           } catch (error) {
             return `${target}: Error - ${describeToolError(error)}`;
@@ -95,7 +95,7 @@ export function registerReadTools(registry: ToolRegistry, root: string): void {
     },
     annotations: { readOnlyHint: true },
     handler: async ({ path: target, sizes, sortBy }) => {
-      const resolved = await resolveInside(root, target ?? ".");
+      const resolved = await access.resolve(target ?? ".", "read");
       const entries = await readdir(resolved.absolute, { withFileTypes: true });
       const rows = await Promise.all(
         entries.map(async (entry) => ({
@@ -125,7 +125,7 @@ export function registerReadTools(registry: ToolRegistry, root: string): void {
     },
     annotations: { readOnlyHint: true },
     handler: async ({ path: target, excludePatterns, maxDepth }) => {
-      const resolved = await resolveInside(root, target ?? ".");
+      const resolved = await access.resolve(target ?? ".", "read");
       const excludes = [".git", ...(excludePatterns ?? [])].map(globToRegExp);
       let count = 0;
       const walk = async (dir: string, relative: string, depth: number): Promise<TreeEntry[]> => {
@@ -151,7 +151,7 @@ export function registerReadTools(registry: ToolRegistry, root: string): void {
     inputSchema: { path: pathField },
     annotations: { readOnlyHint: true },
     handler: async ({ path: target }) => {
-      const resolved = await resolveInside(root, target);
+      const resolved = await access.resolve(target, "read");
       const stats = await lstat(resolved.absolute);
       const info = {
         path: resolved.relative || ".",

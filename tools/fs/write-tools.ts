@@ -6,7 +6,7 @@ import type { ToolRegistry } from "../registry.js";
 import { textResult, ToolInputError } from "../tool-result.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { pathField, readTextNoFollow } from "./read-tools.js";
-import { resolveInside } from "./resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 
 /** One replacement of edit_file. */
 export interface TextEdit {
@@ -48,14 +48,14 @@ export function unifiedDiff(relative: string, before: string, after: string): st
 }
 
 /** Registers the file tools that change the workspace. */
-export function registerWriteTools(registry: ToolRegistry, root: string): void {
+export function registerWriteTools(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
     name: "write_file",
     description: "Create a file or overwrite it completely (parent directories are created; the write is atomic). Prefer edit_file or code_edit for changes.",
     inputSchema: { path: pathField, content: z.string().describe("The complete new content of the file") },
     annotations: { destructiveHint: true, idempotentHint: true },
     handler: async ({ path: target, content }) => {
-      const resolved = await resolveInside(root, target);
+      const resolved = await access.resolve(target, "write");
       await writeFileAtomic(resolved.absolute, content);
       return textResult(`Wrote ${Buffer.byteLength(content)} bytes to ${resolved.relative}`);
     },
@@ -81,7 +81,7 @@ export function registerWriteTools(registry: ToolRegistry, root: string): void {
     },
     annotations: { destructiveHint: true },
     handler: async ({ path: target, edits, dryRun }) => {
-      const resolved = await resolveInside(root, target);
+      const resolved = await access.resolve(target, "write");
       const before = await readTextNoFollow(resolved.absolute);
       const after = applyEdits(before, edits);
       const patch = unifiedDiff(resolved.relative, before, after);
@@ -96,7 +96,7 @@ export function registerWriteTools(registry: ToolRegistry, root: string): void {
     inputSchema: { path: pathField },
     annotations: { destructiveHint: false, idempotentHint: true },
     handler: async ({ path: target }) => {
-      const resolved = await resolveInside(root, target);
+      const resolved = await access.resolve(target, "write");
       await mkdir(resolved.absolute, { recursive: true });
       return textResult(`Directory ${resolved.relative || "."} exists.`);
     },
@@ -108,8 +108,8 @@ export function registerWriteTools(registry: ToolRegistry, root: string): void {
     inputSchema: { source: pathField.describe("Path to move"), destination: pathField.describe("New path; must not exist") },
     annotations: { destructiveHint: true },
     handler: async ({ source, destination }) => {
-      const from = await resolveInside(root, source);
-      const to = await resolveInside(root, destination);
+      const from = await access.resolve(source, "write");
+      const to = await access.resolve(destination, "write");
       if (!from.exists) throw new ToolInputError(`Source "${source}" does not exist.`);
       if (to.exists) throw new ToolInputError(`Destination "${destination}" already exists; choose another name or remove it first.`);
       if (from.relative === "") throw new ToolInputError("The workspace root cannot be moved.");

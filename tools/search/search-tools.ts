@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resolveInside } from "../fs/resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { runProcess } from "../shell/run-process.js";
 import { errorResult, textResult } from "../tool-result.js";
@@ -11,7 +11,8 @@ const SEARCH_TIMEOUT_MS = 60_000;
 const MAX_RG_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 /** Registers glob and grep; both run ripgrep inside the workspace and honour .gitignore. */
-export function registerSearchTools(registry: ToolRegistry, root: string): void {
+export function registerSearchTools(registry: ToolRegistry, access: AccessControl): void {
+  const root = access.workspace;
   registry.register({
       name: "glob",
       description: `Find files by glob pattern (e.g. "src/**/*.ts"), honouring .gitignore. Sorted, at most ${MAX_GLOB_RESULTS} results.`,
@@ -22,7 +23,7 @@ export function registerSearchTools(registry: ToolRegistry, root: string): void 
       },
       annotations: { readOnlyHint: true },
       handler: async ({ pattern, path, includeIgnored }) => {
-      const base = await resolveInside(root, path ?? ".");
+      const base = await access.resolve(path ?? ".", "read");
       const run = await runProcess({
         command: ["rg", "--files", "--hidden", ...(includeIgnored ? ["--no-ignore"] : []), "--glob", "!.git", "--glob", pattern],
         cwd: base.absolute,
@@ -50,7 +51,7 @@ export function registerSearchTools(registry: ToolRegistry, root: string): void 
       },
       annotations: { readOnlyHint: true },
       handler: async ({ pattern, path, glob, ignoreCase, contextLines, includeIgnored }) => {
-      const target = await resolveInside(root, path ?? ".");
+      const target = await access.resolve(path ?? ".", "read");
       const args = ["rg", "--json", "--hidden", "--glob", "!.git"];
       if (includeIgnored) args.push("--no-ignore");
       if (glob !== undefined) args.push("--glob", glob);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resolveInside } from "../fs/resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult } from "../tool-result.js";
 import type { ProcessManager } from "./process-manager.js";
@@ -8,7 +8,7 @@ const DEFAULT_READ_BYTES = 10_000;
 const processId = z.string().min(1).describe('Id from start_process, e.g. "p1"');
 
 /** Registers the background process tools: start, read (by cursor), write, kill, list. */
-export function registerProcessTools(registry: ToolRegistry, root: string, processes: ProcessManager): void {
+export function registerProcessTools(registry: ToolRegistry, access: AccessControl, processes: ProcessManager): void {
   registry.register({
     name: "start_process",
     description:
@@ -20,7 +20,8 @@ export function registerProcessTools(registry: ToolRegistry, root: string, proce
     },
     annotations: { destructiveHint: true, openWorldHint: false },
     handler: async ({ command, cwd, waitMs }) => {
-      const directory = await resolveInside(root, cwd ?? ".");
+      const directory = await access.resolve(cwd ?? ".", "read");
+      access.checkCommand(command);
       const started = processes.start(command, directory.absolute);
       await new Promise((resolve) => setTimeout(resolve, waitMs ?? 300));
       const first = processes.read(started.processId, 0, DEFAULT_READ_BYTES);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { resolveInside } from "../fs/resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, type ToolCallContext } from "../tool-result.js";
 import { capText } from "./output-collector.js";
@@ -32,7 +32,7 @@ function reportProgress(context: ToolCallContext): () => void {
 }
 
 /** Registers `shell`: a bash command inside the container, with timeout and capped output. */
-export function registerShellTool(registry: ToolRegistry, root: string): void {
+export function registerShellTool(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
       name: "shell",
       description:
@@ -65,7 +65,8 @@ export function registerShellTool(registry: ToolRegistry, root: string): void {
       },
       annotations: { destructiveHint: true, openWorldHint: false },
       handler: async ({ command, cwd, timeoutMs, maxOutputChars }, context) => {
-      const directory = await resolveInside(root, cwd ?? ".");
+      const directory = await access.resolve(cwd ?? ".", "read");
+      access.checkCommand(command);
       const stopProgress = reportProgress(context);
       const run = await runProcess({
         command,

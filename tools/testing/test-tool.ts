@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { OFFLINE_ENV } from "../build/build-tools.js";
-import { resolveInside } from "../fs/resolve-inside.js";
+import type { AccessControl } from "../permissions/access-control.js";
 import { inspectProject } from "../project/project-tool.js";
 import type { ToolRegistry } from "../registry.js";
 import { capText } from "../shell/output-collector.js";
@@ -51,7 +51,7 @@ async function readTestScript(cwd: string): Promise<string | undefined> {
 }
 
 /** Registers `test_run`. */
-export function registerTestTool(registry: ToolRegistry, root: string): void {
+export function registerTestTool(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
     name: "test_run",
     description:
@@ -64,9 +64,10 @@ export function registerTestTool(registry: ToolRegistry, root: string): void {
     },
     annotations: { destructiveHint: false, openWorldHint: false },
     handler: async ({ command, filter, cwd, timeoutMs }, { signal }) => {
-      const directory = await resolveInside(root, cwd ?? ".");
+      const directory = await access.resolve(cwd ?? ".", "read");
       const base = command ?? inspectProject(directory.absolute).testCommand;
       if (base === null) return errorResult("No test command was given and none could be detected (project_info says unknown). Pass command.");
+      access.checkCommand(base);
       const reportPath = path.join(tmpdir(), `workcell-test-report-${randomBytes(6).toString("hex")}`);
       const plan = planTestRun(base, { filter, reportPath, testScript: await readTestScript(directory.absolute) });
       const startedMs = Date.now();

@@ -3,7 +3,7 @@ import { buildContainerSpec, LABEL_INSTANCE, LABEL_WORKER, sandboxUser } from ".
 import { sampleWorker } from "./fixtures.js";
 
 describe("buildContainerSpec", () => {
-  const spec = buildContainerSpec(sampleWorker({ env: { FOO: "bar" } }), { instance: "inst", user: { uid: 1000, gid: 1000 }, hostCpus: 2 });
+  const spec = buildContainerSpec(sampleWorker({ env: { FOO: "bar" } }), { instance: "inst", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/data/workers/0a1b2c3d/run", hidden: [] });
 
   it("has no network and runs as a non-root user", () => {
     expect(spec.networkMode).toBe("none");
@@ -14,6 +14,7 @@ describe("buildContainerSpec", () => {
     expect(spec.mounts).toEqual([
       { source: "/data/workers/0a1b2c3d/workspace", target: "/workspace", readOnly: false },
       { source: "/src/repo/.git/objects", target: "/src/repo/.git/objects", readOnly: true },
+      { source: "/data/workers/0a1b2c3d/run", target: "/run/workcell", readOnly: true },
     ]);
   });
 
@@ -32,7 +33,7 @@ describe("buildContainerSpec", () => {
   });
 
   it("never asks for more CPUs than the engine has", () => {
-    const big = buildContainerSpec(sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64 } }), { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2 });
+    const big = buildContainerSpec(sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64 } }), { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] });
     expect(big.cpus).toBe(2);
   });
 });

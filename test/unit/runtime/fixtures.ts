@@ -1,3 +1,4 @@
+import { defaultPolicy } from "../../../runtime/permissions/policy.js";
 import type { Worker } from "../../../runtime/workers/worker.js";
 
 /** A plausible stored worker for tests that need one. */
@@ -12,7 +13,8 @@ export function sampleWorker(overrides: Partial<Worker> = {}): Worker {
     baseCommit: "a".repeat(40),
     workspace: "/data/workers/0a1b2c3d/workspace",
     image: "workcell-sandbox:test",
-    permissions: {},
+    permissions: defaultPolicy(),
+    audit: [],
     resources: { cpus: 1, memoryMb: 512, pids: 128, tmpMb: 64 },
     createdAt: "2026-01-01T00:00:00.000Z",
     updatedAt: "2026-01-01T00:00:00.000Z",

@@ -1,0 +1,22 @@
+import { hostMatches, parseHostPattern, type HostPattern } from "../permissions/host-pattern.js";
+import type { Policy } from "../permissions/policy.js";
+import type { EgressDecision } from "./egress-proxy.js";
+
+function patterns(list: readonly string[]): HostPattern[] {
+  return list.map(parseHostPattern).filter((p): p is HostPattern => typeof p !== "string");
+}
+
+/** The Deno-style refusal for a destination. */
+export function netDeniedMessage(host: string, port: number): string {
+  const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+  return `PermissionDenied: net access to "${target}" is not granted; grant it with permissions.net (e.g. "net": ["${target}"])`;
+}
+
+/** Decides one destination under a policy: deny wins, then the grants; audit mode allows and says so. Pure. */
+export function decideEgress(policy: Policy, host: string, port: number): EgressDecision {
+  const denied = patterns(policy.deny.net).some((p) => hostMatches(p, host, port));
+  const granted = !denied && (policy.net === true || (Array.isArray(policy.net) && patterns(policy.net).some((p) => hostMatches(p, host, port))));
+  if (granted) return { allowed: true };
+  if (policy.mode === "audit") return { allowed: true, audited: true };
+  return { allowed: false, message: netDeniedMessage(host, port) };
+}

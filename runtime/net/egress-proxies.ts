@@ -1,0 +1,29 @@
+import { EgressProxy, type EgressDecider } from "./egress-proxy.js";
+
+/** The egress proxies of running workers, one per worker. */
+export class EgressProxies {
+  private readonly proxies = new Map<string, EgressProxy>();
+
+  /** Starts the worker's proxy on `socketPath` unless it already runs. */
+  async ensure(workerId: string, socketPath: string, decide: EgressDecider): Promise<void> {
+    if (this.proxies.has(workerId)) return;
+    const proxy = new EgressProxy(socketPath, decide);
+    this.proxies.set(workerId, proxy);
+    try {
+      await proxy.start();
+    } catch (error) {
+      this.proxies.delete(workerId);
+      throw error;
+    }
+  }
+
+  async close(workerId: string): Promise<void> {
+    const proxy = this.proxies.get(workerId);
+    this.proxies.delete(workerId);
+    await proxy?.close();
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.proxies.keys()].map((id) => this.close(id)));
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { ContainerDriver } from "../docker/container-driver.js";
+import { AppError } from "../errors/app-error.js";
+import { admitEnv } from "../permissions/env-grant.js";
+import type { AuditEntry } from "../permissions/suggest.js";
+import { callInContainer } from "./in-container.js";
+import {
+  DEFAULT_EXEC_MAX_OUTPUT_BYTES,
+  DEFAULT_EXEC_TIMEOUT_MS,
+  DiffResultSchema,
+  ExecResultSchema,
+  type DiffResult,
+  type ExecRequest,
+  type ExecResponse,
+} from "./exec-request.js";
+import { exportBranch, type ExportResult } from "./export-branch.js";
+import type { Worker } from "./worker.js";
+
+/** Time the host waits beyond an exec's own timeout before giving up on the container. */
+const EXEC_GRACE_MS = 15_000;
+
+/** What the operations need from the manager. */
+export interface OperationContext {
+  readonly driver: ContainerDriver;
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly dataDir: string;
+  recordAudit(id: string, entries: readonly AuditEntry[]): Promise<void>;
+  event(id: string, type: string, data?: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Runs a command in a running worker through the in-container runner: env names checked
+ * against the policy here, the program and cwd checked in the container, timeout and output
+ * caps applied there.
+ */
+export async function execInWorker(context: OperationContext, worker: Worker, containerId: string, request: ExecRequest): Promise<ExecResponse> {
+  const admitted = admitEnv(worker.permissions, request.env ?? {}, {});
+  if (admitted.refused.length > 0) {
+    if (worker.permissions.mode === "enforce") {
+      throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
+        details: { kind: "env", names: admitted.refused },
+      });
+    }
+    await context.recordAudit(worker.id, admitted.refused.map((target) => ({ kind: "env", target })));
+  }
+  const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+  const payload = Buffer.from(JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
+  const signal = AbortSignal.timeout(timeoutMs + EXEC_GRACE_MS);
+  try {
+    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal });
+    if (audit.length > 0) await context.recordAudit(worker.id, audit);
+    await context.event(worker.id, "exec", { exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });
+    return result;
+  } catch (error) {
+    if (signal.aborted) throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time. Check the worker's state.`);
+    throw error;
+  }
+}
+
+/** Everything that changed in the worker since its base, computed inside the container. */
+export function diffWorker(context: OperationContext, worker: Worker, containerId: string): Promise<DiffResult> {
+  return callInContainer(context.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema);
+}
+
+/** Brings the worker's branch into the source repository (see exportBranch). */
+export async function exportWorker(context: OperationContext, worker: Worker, containerId: string, branch: string | undefined): Promise<ExportResult> {
+  const scratch = path.join(context.dataDir, "tmp");
+  await mkdir(scratch, { recursive: true, mode: 0o700 });
+  const result = await exportBranch(context.driver, containerId, worker, branch ?? worker.branch, scratch);
+  await context.event(worker.id, "exported", { branch: result.branch, commit: result.commit });
+  return result;
+}

@@ -1,0 +1,60 @@
+import { chmod, mkdir, rename, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { AppError } from "../errors/app-error.js";
+import { denyOverlays, mountsFor, normalizePolicy, PolicyError, type PermissionsInput, type Policy } from "../permissions/policy.js";
+
+/** The file the in-container tools read the policy from (inside the worker's control dir). */
+export const POLICY_FILE_NAME = "policy.json";
+/** The egress proxy's socket (inside the worker's control dir). */
+export const PROXY_SOCKET_NAME = "proxy.sock";
+
+/** Normalises a requested policy, turning a PolicyError into a 400 that names the field. */
+export function policyFromInput(input: PermissionsInput | undefined, dataDir: string): Policy {
+  try {
+    return normalizePolicy(input, { dataDir });
+  } catch (error) {
+    if (error instanceof PolicyError) throw new AppError("invalid_input", error.message, { details: { field: `permissions.${error.field}` } });
+    throw error;
+  }
+}
+
+/** A stored policy as the input that would produce it (for merging a PATCH over it). */
+export function toPermissionsInput(policy: Policy): PermissionsInput {
+  return { ...policy, deny: { ...policy.deny } };
+}
+
+/** Refuses grants of host paths that do not exist (Docker would silently create them). */
+export async function assertGrantsExist(policy: Policy): Promise<void> {
+  for (const mount of mountsFor(policy)) {
+    const exists = await stat(mount.source).then(() => true, () => false);
+    if (!exists) {
+      const field = mount.readOnly ? "read" : "write";
+      throw new AppError("invalid_input", `permissions.${field}: "${mount.source}" does not exist on the control plane's host. Create it first or remove it from the grant.`, {
+        details: { field: `permissions.${field}` },
+      });
+    }
+  }
+}
+
+/** Denied paths inside mounted grants that exist on the host, with their kind (missing ones are left to the tools). */
+export async function findHiddenPaths(policy: Policy): Promise<{ path: string; directory: boolean }[]> {
+  const found: { path: string; directory: boolean }[] = [];
+  for (const hidden of denyOverlays(policy).hidden) {
+    const stats = await stat(hidden).catch(() => undefined);
+    if (stats !== undefined) found.push({ path: hidden, directory: stats.isDirectory() });
+  }
+  return found;
+}
+
+/**
+ * Writes the policy where the worker's tools read it (the control dir, mounted read-only):
+ * world-readable, replaced atomically so a tool never reads half a file.
+ */
+export async function writePolicyFile(runDir: string, policy: Policy): Promise<void> {
+  await mkdir(runDir, { recursive: true });
+  await chmod(runDir, 0o755);
+  const target = path.join(runDir, POLICY_FILE_NAME);
+  const temporary = `${target}.${process.pid}.tmp`;
+  await writeFile(temporary, JSON.stringify(policy), { mode: 0o644 });
+  await rename(temporary, target);
+}
