@@ -102,6 +102,7 @@ describe("the container", () => {
       [
         { source: worker.workspace, target: "/workspace", rw: true },
         { source: path.join(repo, ".git", "objects"), target: path.join(repo, ".git", "objects"), rw: false },
+        { source: path.join(test.dataDir, "workers", worker.id, "run"), target: "/run/workcell", rw: false },
       ].sort((a, b) => a.target.localeCompare(b.target)),
     );
     expect(JSON.stringify(info)).not.toMatch(/docker\.sock/);
@@ -122,7 +123,12 @@ describe("exec", () => {
     expect(result.body.durationMs).toBeGreaterThanOrEqual(0);
   });
 
-  it("takes an argv, a cwd inside the workspace and env", async () => {
+  it("takes an argv, a cwd inside the workspace and env granted by name", async () => {
+    const refused = await test.api<{ error: { code: string; message: string } }>("POST", `/v1/workers/${worker.id}/exec`, { command: "true", env: { GREETING: "hi" } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe('PermissionDenied: env access to "GREETING" is not granted; grant it with permissions.env');
+    const granted = await test.api("PATCH", `/v1/workers/${worker.id}/permissions`, { env: ["GREETING"] });
+    expect(granted.body).toMatchObject({ appliesOnNextStart: false, permissions: { env: ["GREETING"] } });
     const result = await exec({ command: ["sh", "-c", "pwd; echo $GREETING"], cwd: "src", env: { GREETING: "hi" } });
     expect(result.body.stdout).toBe("/workspace/src\nhi\n");
   });
