@@ -101,11 +101,12 @@ function toRootRelative(root: string, realRoot: string, requested: string): stri
 function relativeIfInside(root: string, candidate: string): string | undefined {
   const normalized = path.resolve(candidate);
   if (normalized === root) return ".";
-  return normalized.startsWith(root.endsWith("/") ? root : `${root}/`) ? normalized.slice(root.length + 1) : undefined;
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return normalized.startsWith(prefix) ? normalized.slice(prefix.length) : undefined;
 }
 
 function assertInside(realRoot: string, candidate: string, requested: string, reason: string): void {
-  if (candidate !== realRoot && !candidate.startsWith(`${realRoot}/`)) {
+  if (realRoot !== "/" && candidate !== realRoot && !candidate.startsWith(`${realRoot}/`)) {
     throw new PathRefusedError(requested, reason);
   }
 }
