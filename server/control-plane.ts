@@ -12,6 +12,7 @@ import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
+import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
 import { createApp } from "./app.js";
 import { allowedHostHeaders } from "./middleware/guards.js";
@@ -85,6 +86,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     idleMs: config.sessionIdleMs,
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
+    onActivity: (workerId) => manager.touch(workerId),
     onResponse: (workerId, message) => {
       const { gate, audit } = readToolReports(message);
       if (gate !== undefined) manager.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
@@ -92,6 +94,8 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     },
   });
   manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
+  const watchdog = new ResourceWatchdog(manager, config.watchdogIntervalMs, log);
+  watchdog.start();
 
   let port = config.port;
   const urlHost = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -128,6 +132,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     manager,
     bridge,
     close: async () => {
+      watchdog.stop();
       await bridge.closeAll();
       await manager.close();
       await new Promise<void>((resolve) => {

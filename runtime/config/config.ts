@@ -14,14 +14,16 @@ export const EnvSchema = z.object({
   WORKCELL_SESSION_IDLE_MS: z.coerce.number().int().positive().default(30 * 60_000),
   WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
 });
 
 /** Resource limits a worker gets unless `resources` says otherwise. */
-export const DEFAULT_RESOURCES: Readonly<{ cpus: number; memoryMb: number; pids: number; tmpMb: number }> = Object.freeze({
+export const DEFAULT_RESOURCES: Readonly<{ cpus: number; memoryMb: number; pids: number; tmpMb: number; diskMb: number }> = Object.freeze({
   cpus: 1,
   memoryMb: 2048,
   pids: 512,
   tmpMb: 512,
+  diskMb: 10_240,
 });
 
 /** workcell's configuration, parsed once and frozen. */
@@ -35,6 +37,8 @@ export interface Config {
   readonly sessionIdleMs: number;
   readonly maxBodyBytes: number;
   readonly maxMcpBodyBytes: number;
+  /** How often workers are checked for disk use, lifetime and idleness. */
+  readonly watchdogIntervalMs: number;
 }
 
 /**
@@ -57,5 +61,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     sessionIdleMs: overrides.sessionIdleMs ?? values.WORKCELL_SESSION_IDLE_MS,
     maxBodyBytes: overrides.maxBodyBytes ?? values.WORKCELL_MAX_BODY_BYTES,
     maxMcpBodyBytes: overrides.maxMcpBodyBytes ?? values.WORKCELL_MAX_MCP_BODY_BYTES,
+    watchdogIntervalMs: overrides.watchdogIntervalMs ?? values.WORKCELL_WATCHDOG_INTERVAL_MS,
   });
 }

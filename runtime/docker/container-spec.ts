@@ -92,7 +92,7 @@ export function specHash(spec: ContainerSpec): string {
 }
 
 /** Resource limits with defaults filled in. */
-export function resolveResources(requested: Partial<typeof DEFAULT_RESOURCES> | undefined): Worker["resources"] {
+export function resolveResources(requested: Partial<Worker["resources"]> | undefined): Worker["resources"] {
   return { ...DEFAULT_RESOURCES, ...requested };
 }
 

@@ -30,6 +30,8 @@ export const ExecResultSchema = z.object({
   truncated: z.boolean(),
   durationMs: z.number(),
   spawnError: z.string().optional(),
+  /** The command was killed because the worker's memory limit was exceeded. */
+  oomKilled: z.boolean().default(false),
   /** What audit mode recorded in the container (not part of the answer to the client). */
   audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
 });

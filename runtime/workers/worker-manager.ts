@@ -53,6 +53,8 @@ export class WorkerManager {
   private readonly lock = new KeyedLock();
   private readonly downListeners = new Set<WorkerDownListener>();
   private readonly proxies = new EgressProxies();
+  /** Last tool call or exec per worker, for idle timeouts. */
+  private readonly activity = new Map<string, number>();
   /** Live policies, for the egress proxies' synchronous decisions. */
   private readonly policies = new Map<string, Policy>();
 
@@ -127,8 +129,17 @@ export class WorkerManager {
 
   async list(): Promise<Worker[]> {
     const workers = await this.deps.store.listWorkers();
-    const refreshed = await Promise.all(workers.map((worker) => this.lock.run(worker.id, () => this.refresh(worker))));
-    return refreshed.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    // Each worker is read again under its lock: a copy read before the lock may be stale,
+    // and saving it back would undo what the lock holder just wrote.
+    const refreshed = await Promise.all(
+      workers.map((worker) =>
+        this.lock.run(worker.id, async () => {
+          const current = await this.deps.store.getWorker(worker.id);
+          return current === undefined ? undefined : this.refresh(current);
+        }),
+      ),
+    );
+    return refreshed.filter((worker): worker is Worker => worker !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async get(id: string): Promise<Worker> {
@@ -137,14 +148,30 @@ export class WorkerManager {
 
   async stop(id: string): Promise<Worker> {
     return this.lock.run(id, async () => {
-      const worker = await this.load(id);
-      this.emitDown(id);
-      if (worker.containerId !== undefined) await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
-      await this.proxies.close(id);
-      const stopped = await this.save({ ...worker, desired: "stopped", status: "stopped", error: undefined });
+      const stopped = await this.halt(await this.load(id), {});
       await appendWorkerEvent(this.workerDir(id), "stopped");
       return stopped;
     });
+  }
+
+  /** Stops a worker the watchdog found over a limit, recording the reason on the worker and in its events. */
+  async stopForLimit(id: string, reason: string): Promise<void> {
+    await this.lock.run(id, async () => {
+      const worker = await this.load(id);
+      if (worker.desired !== "running") return;
+      await this.halt(worker, { stopReason: reason });
+      await appendWorkerEvent(this.workerDir(id), "stopped_by_limit", { reason });
+    });
+  }
+
+  /** Notes a tool call or exec (for idleTimeoutMs). */
+  touch(id: string): void {
+    this.activity.set(id, Date.now());
+  }
+
+  /** When the worker last had a tool call or exec (its start if none since). */
+  lastActivity(id: string): number {
+    return this.activity.get(id) ?? Date.now();
   }
 
   async start(id: string): Promise<Worker> {
@@ -213,6 +240,7 @@ export class WorkerManager {
 
   async exec(id: string, request: ExecRequest): Promise<ExecResponse> {
     const { worker, containerId } = await this.requireRunning(id);
+    this.touch(id);
     return execInWorker(this.operations(), worker, containerId, request);
   }
 
@@ -308,8 +336,10 @@ export class WorkerManager {
       await this.save({ ...worker, containerId });
     }
     await driver.start(containerId);
-    const started: Worker = { ...worker, containerId, status: "running", error: undefined };
+    const started: Worker = { ...worker, containerId, status: "running", error: undefined, startedAt: new Date().toISOString() };
     delete started.pendingRestart;
+    delete started.stopReason;
+    this.touch(worker.id);
     return this.save(started);
   }
 
@@ -342,6 +372,14 @@ export class WorkerManager {
       recordAudit: (id, entries) => this.recordAudit(id, entries),
       event: (id, type, data) => appendWorkerEvent(this.workerDir(id), type, data),
     };
+  }
+
+  /** Ends the worker's sessions, container and proxy, and records it as stopped on purpose. Call under the lock. */
+  private async halt(worker: Worker, extra: Partial<Worker>): Promise<Worker> {
+    this.emitDown(worker.id);
+    if (worker.containerId !== undefined) await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
+    await this.proxies.close(worker.id);
+    return this.save({ ...worker, ...extra, desired: "stopped", status: "stopped", error: undefined });
   }
 
   /** Undoes a half-made creation; every step tolerates what was never done. */

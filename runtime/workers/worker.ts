@@ -12,6 +12,9 @@ export const ResourcesSchema = z
     memoryMb: z.number().int().min(64).max(1_048_576).optional().describe("Memory limit in MB (swap included)"),
     pids: z.number().int().min(16).max(1_000_000).optional().describe("Maximum number of processes"),
     tmpMb: z.number().int().min(1).max(65_536).optional().describe("Size of the /tmp tmpfs in MB"),
+    diskMb: z.number().int().min(10).max(10_485_760).optional().describe("Workspace disk use limit in MB; past it the worker is stopped"),
+    timeoutMs: z.number().int().min(1_000).optional().describe("Lifetime limit: the worker is stopped this long after it starts"),
+    idleTimeoutMs: z.number().int().min(1_000).optional().describe("The worker is stopped after no tool call or exec for this long"),
   })
   .strict();
 export type Resources = z.infer<typeof ResourcesSchema>;
@@ -70,7 +73,19 @@ export const WorkerSchema = z.object({
   audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
   /** Set when the container was made from an older policy; applies on the next start. */
   pendingRestart: z.boolean().optional(),
-  resources: z.object({ cpus: z.number(), memoryMb: z.number(), pids: z.number(), tmpMb: z.number() }),
+  resources: z.object({
+    cpus: z.number(),
+    memoryMb: z.number(),
+    pids: z.number(),
+    tmpMb: z.number(),
+    diskMb: z.number().default(10_240),
+    timeoutMs: z.number().optional(),
+    idleTimeoutMs: z.number().optional(),
+  }),
+  /** When the container last started (for timeoutMs). */
+  startedAt: z.string().optional(),
+  /** Why the control plane stopped the worker on its own (disk, lifetime, idleness). */
+  stopReason: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
   containerId: z.string().optional(),

@@ -31,6 +31,8 @@ export class BridgeSession {
       maxBodyBytes: number;
       /** Sees every response from the container (for state its tools report in `_meta`). */
       onResponse?: (workerId: string, message: JSONRPCMessage) => void;
+      /** Sees every message from the agent (for idle timeouts). */
+      onActivity?: (workerId: string) => void;
     },
   ) {
     const { log } = options;
@@ -41,6 +43,7 @@ export class BridgeSession {
     });
     this.http.onmessage = (message) => {
       this.touch();
+      options.onActivity?.(workerId);
       this.router.fromClient(message);
       this.container.send(message).catch((error: unknown) => log(`bridge ${workerId}: could not forward to the container: ${String(error)}`));
       const cancelled = (message as { method?: string; params?: { requestId?: RequestId } }).params?.requestId;

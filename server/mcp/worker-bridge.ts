@@ -29,6 +29,7 @@ export class WorkerBridge {
       maxBodyBytes: number;
       log: BridgeLog;
       onResponse?: (workerId: string, message: JSONRPCMessage) => void;
+      onActivity?: (workerId: string) => void;
     },
   ) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
@@ -69,6 +70,7 @@ export class WorkerBridge {
       log: this.options.log,
       maxBodyBytes: this.options.maxBodyBytes,
       ...(this.options.onResponse === undefined ? {} : { onResponse: this.options.onResponse }),
+      ...(this.options.onActivity === undefined ? {} : { onActivity: this.options.onActivity }),
     });
     await session.start();
     const response = await session.handle(request, body);

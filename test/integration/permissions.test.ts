@@ -106,6 +106,19 @@ describe("network grants", () => {
     expect((await fetchFrom(worker, `http://127.0.0.1:${serverB.port}/`)).body.stdout).toMatch(/^STATUS 200\nhello from B/);
   });
 
+  it("a grant that needs another container says so and applies on the next start", async () => {
+    const worker = await spawn({ net: false });
+    const patched = await test.api<{ appliesOnNextStart: boolean; message: string }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: [`127.0.0.1:${serverA.port}`] });
+    expect(patched.body.appliesOnNextStart).toBe(true);
+    expect(patched.body.message).toMatch(/next POST \/start/);
+    expect((await test.api<{ pendingRestart?: boolean }>("GET", `/v1/workers/${worker.id}`)).body.pendingRestart).toBe(true);
+    expect((await fetchFrom(worker, `http://127.0.0.1:${serverA.port}/`)).body.stdout).toMatch(/^FAILED/);
+    await test.api("POST", `/v1/workers/${worker.id}/stop`);
+    const restarted = await test.api<ApiWorker & { pendingRestart?: boolean }>("POST", `/v1/workers/${worker.id}/start`);
+    expect(restarted.body.pendingRestart).toBeUndefined();
+    expect((await fetchFrom(restarted.body, `http://127.0.0.1:${serverA.port}/later`)).body.stdout).toBe("STATUS 200\nhello from A GET /later\n");
+  });
+
   it("net: true is an ordinary bridged network, flagged on the worker (no traffic sent)", async () => {
     const worker = await spawn({ net: true });
     expect(worker).toMatchObject({ network: "bridged" });

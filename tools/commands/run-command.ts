@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AccessControl, PermissionDeniedError, type AuditEntry } from "../permissions/access-control.js";
+import { readOomKills } from "../shell/oom-kills.js";
 import { runProcess, type RunResult } from "../shell/run-process.js";
 
 /** The request the control plane sends on stdin for `workcell-tools run`. */
@@ -12,7 +13,7 @@ export const RunRequestSchema = z.object({
 });
 
 /** What `run` answers: the result, or an error the control plane maps to an HTTP status. */
-export type RunAnswer = (RunResult & { audit: AuditEntry[] }) | { error: string; code?: "permission_denied" };
+export type RunAnswer = (RunResult & { audit: AuditEntry[]; oomKilled: boolean }) | { error: string; code?: "permission_denied" };
 
 /**
  * Runs one command for the control plane's exec endpoint: policy-checked program and cwd,
@@ -30,6 +31,7 @@ export async function runCommand(root: string, requestJson: string, access = new
     if (error instanceof PermissionDeniedError) return { error: error.message, code: "permission_denied" };
     return { error: error instanceof Error ? error.message : String(error) };
   }
+  const oomBefore = readOomKills();
   const result = await runProcess({
     command: request.command,
     cwd,
@@ -37,5 +39,7 @@ export async function runCommand(root: string, requestJson: string, access = new
     maxOutputBytes: request.maxOutputBytes,
     ...(request.env === undefined ? {} : { env: request.env }),
   });
-  return { ...result, audit: access.drainAudit() };
+  const oomAfter = readOomKills();
+  const oomKilled = oomBefore !== undefined && oomAfter !== undefined && oomAfter > oomBefore && result.signal === "SIGKILL" && !result.timedOut;
+  return { ...result, audit: access.drainAudit(), oomKilled };
 }

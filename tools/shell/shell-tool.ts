@@ -3,6 +3,7 @@ import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, type ToolCallContext } from "../tool-result.js";
 import { capText } from "./output-collector.js";
+import { readOomKills } from "./oom-kills.js";
 import { runProcess } from "./run-process.js";
 
 /** Default and ceiling for the shell tool's timeout. */
@@ -62,12 +63,14 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
         timedOut: z.boolean(),
         truncated: z.boolean(),
         durationMs: z.number(),
+        oomKilled: z.boolean(),
       },
       annotations: { destructiveHint: true, openWorldHint: false },
       handler: async ({ command, cwd, timeoutMs, maxOutputChars }, context) => {
       const directory = await access.resolve(cwd ?? ".", "read");
       access.checkCommand(command);
       const stopProgress = reportProgress(context);
+      const oomBefore = readOomKills();
       const run = await runProcess({
         command,
         cwd: directory.absolute,
@@ -76,6 +79,8 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
         maxOutputBytes: (maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS) * 4,
         signal: context.signal,
       }).finally(stopProgress);
+      const oomAfter = readOomKills();
+      const oomKilled = oomBefore !== undefined && oomAfter !== undefined && oomAfter > oomBefore && run.signal === "SIGKILL" && !run.timedOut;
       const stdout = capText(run.stdout, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);
       const stderr = capText(run.spawnError ?? run.stderr, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);
       const structured = {
@@ -85,10 +90,13 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
         timedOut: run.timedOut,
         truncated: run.truncated || stdout.truncated || stderr.truncated,
         durationMs: run.durationMs,
+        oomKilled,
       };
       const status = run.timedOut
         ? `timed out after ${timeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS} ms (process group killed)`
-        : `exit code ${run.exitCode ?? `signal ${run.signal}`}`;
+        : oomKilled
+          ? "killed: the sandbox's memory limit was exceeded"
+          : `exit code ${run.exitCode ?? `signal ${run.signal}`}`;
       const text = [`[${status}]`, structured.stdout && `stdout:\n${structured.stdout}`, structured.stderr && `stderr:\n${structured.stderr}`]
         .filter(Boolean)
         .join("\n");

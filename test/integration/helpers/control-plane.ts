@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Docker from "dockerode";
 import { inject } from "vitest";
-import { loadConfig } from "../../../runtime/config/config.js";
+import { loadConfig, type Config } from "../../../runtime/config/config.js";
 import { LABEL_WORKER } from "../../../runtime/docker/container-spec.js";
 import { startControlPlane, type ControlPlane } from "../../../server/control-plane.js";
 import { createTempDir, createTestRepo } from "./test-repo.js";
@@ -22,10 +22,10 @@ export interface TestPlane {
 }
 
 /** Starts a control plane for a test; `dataDir` lets a test restart on the same state. */
-export async function startTestPlane(dataDir?: string): Promise<TestPlane> {
+export async function startTestPlane(dataDir?: string, overrides: Partial<Config> = {}): Promise<TestPlane> {
   const dir = dataDir ?? (await createTempDir("workcell-data-"));
   const logs: string[] = [];
-  const config = loadConfig({}, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000 });
+  const config = loadConfig({}, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
   const plane = await startControlPlane(config, { log: (message) => logs.push(message) });
   return {
     plane,

@@ -33,7 +33,7 @@ describe("buildContainerSpec", () => {
   });
 
   it("never asks for more CPUs than the engine has", () => {
-    const big = buildContainerSpec(sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64 } }), { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] });
+    const big = buildContainerSpec(sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64, diskMb: 1024 } }), { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] });
     expect(big.cpus).toBe(2);
   });
 });

@@ -15,7 +15,7 @@ export function sampleWorker(overrides: Partial<Worker> = {}): Worker {
     image: "workcell-sandbox:test",
     permissions: defaultPolicy(),
     audit: [],
-    resources: { cpus: 1, memoryMb: 512, pids: 128, tmpMb: 64 },
+    resources: { cpus: 1, memoryMb: 512, pids: 128, tmpMb: 64, diskMb: 1024 },
     createdAt: "2026-01-01T00:00:00.000Z",
     updatedAt: "2026-01-01T00:00:00.000Z",
     containerId: "c".repeat(64),

@@ -1,0 +1,69 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
+
+let test: TestPlane;
+let repo: string;
+const spawned: string[] = [];
+
+beforeAll(async () => {
+  test = await startTestPlane(undefined, { watchdogIntervalMs: 300 });
+  repo = await createTestRepo(await createTempDir("workcell-resources-"));
+});
+
+afterAll(async () => {
+  await stopTestPlane(test);
+  await removeContainersOf(spawned);
+});
+
+async function spawn(resources: Record<string, unknown>): Promise<ApiWorker> {
+  const worker = await spawnOn(test, repo, { resources });
+  spawned.push(worker.id);
+  return worker;
+}
+
+const exec = (worker: ApiWorker, command: string, timeoutMs = 30_000) =>
+  test.api<{ exitCode: number | null; stdout: string; stderr: string; signal: string | null; timedOut: boolean; oomKilled: boolean }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs });
+
+const getWorker = async (worker: ApiWorker) => (await test.api<ApiWorker & { stopReason?: string }>("GET", `/v1/workers/${worker.id}`)).body;
+
+describe("resource limits", () => {
+  it("a fork bomb stops at the PID limit, and the worker and the control plane keep answering", async () => {
+    const worker = await spawn({ pids: 64 });
+    const bomb = await exec(worker, "bomb() { bomb | bomb & }; bomb", 5_000);
+    expect(bomb.status).toBe(200);
+    expect((await docker.getContainer(worker.containerId).inspect()).HostConfig.PidsLimit).toBe(64);
+    await expect.poll(async () => (await exec(worker, "echo still here")).body.stdout, { timeout: 20_000, interval: 500 }).toBe("still here\n");
+    expect((await test.api("GET", "/health")).status).toBe(200);
+    expect((await getWorker(worker)).status).toBe("running");
+  });
+
+  it("allocating twice the memory limit kills only that process, and says so", async () => {
+    const worker = await spawn({ memoryMb: 128 });
+    const hog = await exec(worker, "python3 -c 'x = bytearray(256 * 1024 * 1024); print(len(x))'");
+    expect(hog.body).toMatchObject({ signal: "SIGKILL", oomKilled: true, timedOut: false });
+    expect((await exec(worker, "echo alive")).body.stdout).toBe("alive\n");
+    expect((await getWorker(worker)).status).toBe("running");
+  });
+
+  it("filling the workspace past diskMb stops the worker and records why", async () => {
+    const worker = await spawn({ diskMb: 20 });
+    await exec(worker, "head -c 40000000 /dev/zero > big.bin");
+    await expect.poll(async () => (await getWorker(worker)).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
+    const stopped = await getWorker(worker);
+    expect(stopped.stopReason).toMatch(/over its 20 MB limit \(resources.diskMb\)/);
+    const events = await readFile(path.join(test.dataDir, "workers", worker.id, "events.jsonl"), "utf8");
+    expect(events).toContain('"type":"stopped_by_limit"');
+  });
+
+  it("idleTimeoutMs stops a worker nobody uses, and timeoutMs one that lived too long", async () => {
+    const idle = await spawn({ idleTimeoutMs: 1_500 });
+    const lifetime = await spawn({ timeoutMs: 2_000 });
+    await expect.poll(async () => (await getWorker(idle)).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
+    expect((await getWorker(idle)).stopReason).toMatch(/idleTimeoutMs/);
+    await expect.poll(async () => (await getWorker(lifetime)).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
+    expect((await getWorker(lifetime)).stopReason).toMatch(/timeoutMs/);
+  });
+});
