@@ -79,6 +79,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     hostCpus: engine.cpus,
     chownWorkspaces: user.uid !== hostUid,
     hostEnv: options.hostEnv ?? {},
+    runtimes: engine.runtimes,
   });
   await manager.reconcile();
   const bridge = new WorkerBridge({

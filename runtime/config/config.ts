@@ -15,6 +15,7 @@ export const EnvSchema = z.object({
   WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
 });
 
 /** Resource limits a worker gets unless `resources` says otherwise. */
@@ -39,6 +40,8 @@ export interface Config {
   readonly maxMcpBodyBytes: number;
   /** How often workers are checked for disk use, lifetime and idleness. */
   readonly watchdogIntervalMs: number;
+  /** The OCI runtime workers use unless they ask for another (e.g. runsc); the engine's default when unset. */
+  readonly runtime: string | undefined;
 }
 
 /**
@@ -62,5 +65,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     maxBodyBytes: overrides.maxBodyBytes ?? values.WORKCELL_MAX_BODY_BYTES,
     maxMcpBodyBytes: overrides.maxMcpBodyBytes ?? values.WORKCELL_MAX_MCP_BODY_BYTES,
     watchdogIntervalMs: overrides.watchdogIntervalMs ?? values.WORKCELL_WATCHDOG_INTERVAL_MS,
+    runtime: overrides.runtime ?? values.WORKCELL_RUNTIME,
   });
 }

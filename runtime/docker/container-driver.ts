@@ -17,6 +17,8 @@ export interface ContainerSpec {
   readonly cpus: number;
   readonly pids: number;
   readonly logMaxBytes: number;
+  /** The OCI runtime (e.g. "runsc" for gVisor); the engine's default when absent. */
+  readonly runtime?: string;
 }
 
 /** One mount of a container. */
@@ -70,6 +72,10 @@ export interface EngineInfo {
   readonly containers: number;
   readonly cpus: number;
   readonly memoryBytes: number;
+  /** OCI runtimes the engine offers (runc, and e.g. runsc). */
+  readonly runtimes: readonly string[];
+  /** The default runtime's version, when the engine reports it. */
+  readonly runcVersion: string | undefined;
 }
 
 /** Progress lines while an image builds. */

@@ -82,6 +82,7 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
     cpus: Math.min(worker.resources.cpus, options.hostCpus),
     pids: worker.resources.pids,
     logMaxBytes: LOG_MAX_BYTES,
+    ...(worker.runtime === undefined ? {} : { runtime: worker.runtime }),
   };
   return { ...spec, labels: { ...spec.labels, [LABEL_SPEC]: specHash(spec) } };
 }

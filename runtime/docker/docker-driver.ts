@@ -31,6 +31,8 @@ export class DockerDriver implements ContainerDriver {
       containers: Number(info.Containers ?? 0),
       cpus: Number(info.NCPU ?? 1),
       memoryBytes: Number(info.MemTotal ?? 0),
+      runtimes: Object.keys((info.Runtimes as Record<string, unknown> | undefined) ?? {}),
+      runcVersion: (info as { RuncCommit?: { ID?: string } }).RuncCommit?.ID,
     };
   }
 
@@ -96,6 +98,7 @@ export class DockerDriver implements ContainerDriver {
           PidsLimit: spec.pids,
           LogConfig: { Type: "json-file", Config: { "max-size": String(spec.logMaxBytes), "max-file": "1" } },
           RestartPolicy: { Name: "no" },
+          ...(spec.runtime === undefined ? {} : { Runtime: spec.runtime }),
         },
       }),
     );

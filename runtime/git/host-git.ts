@@ -15,6 +15,9 @@ const HARDENING_FLAGS = [
   "-c", "protocol.allow=never",
   "-c", "protocol.file.allow=always",
   "-c", "uploadpack.packObjectsHook=",
+  "-c", "fetch.fsckObjects=true",
+  "-c", "transfer.fsckObjects=true",
+  "-c", "core.alternateRefsCommand=",
   "-c", "gc.auto=0",
   "-c", "maintenance.auto=false",
 ];

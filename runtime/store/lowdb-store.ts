@@ -1,7 +1,7 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { Low } from "lowdb";
-import { JSONFile } from "lowdb/node";
+import { DurableJsonFile } from "./durable-json-file.js";
 import { z } from "zod";
 import { AppError } from "../errors/app-error.js";
 import { WorkerSchema, type Worker } from "../workers/worker.js";
@@ -23,7 +23,11 @@ export class LowdbStateStore implements StateStore {
   static async open(dataDir: string): Promise<LowdbStateStore> {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
     const file = path.join(dataDir, "state.json");
-    const db = new Low<State>(new JSONFile<State>(file), { version: 1, workers: {} });
+    // A crash between writing and renaming leaves a temporary file; the state itself is whole.
+    for (const name of await readdir(dataDir)) {
+      if (/^\.state\.json\.[0-9a-f]+\.tmp$/.test(name)) await rm(path.join(dataDir, name), { force: true });
+    }
+    const db = new Low<State>(new DurableJsonFile<State>(file), { version: 1, workers: {} });
     try {
       await db.read();
     } catch (error) {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm, stat } from "node:fs/promises";
+import { realpath, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
@@ -7,7 +7,7 @@ import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesE
 import { decideEgress } from "../net/decide-egress.js";
 import { EgressProxies } from "../net/egress-proxies.js";
 import { admitEnv } from "../permissions/env-grant.js";
-import type { PermissionsInput, Policy } from "../permissions/policy.js";
+import { isInside, type PermissionsInput, type Policy } from "../permissions/policy.js";
 import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
 import { appendWorkerEvent } from "../events/event-log.js";
@@ -40,6 +40,8 @@ export interface WorkerManagerDeps {
   readonly chownWorkspaces: boolean;
   /** The control plane's own environment, source of env vars granted by name. */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  /** OCI runtimes the engine offers. */
+  readonly runtimes: readonly string[];
 }
 
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
@@ -85,6 +87,15 @@ export class WorkerManager {
         details: { kind: "env", names: admitted.refused },
       });
     }
+    const repoReal = await realpath(input.repo).catch(() => input.repo);
+    const dataReal = await realpath(this.deps.config.dataDir).catch(() => this.deps.config.dataDir);
+    if (isInside(repoReal, dataReal)) {
+      throw new AppError("invalid_input", `repo: "${input.repo}" is inside workcell's data directory (workspaces live there, and the host never runs git in them). Give the path of your own repository.`, { details: { field: "repo" } });
+    }
+    const runtime = input.runtime ?? this.deps.config.runtime;
+    if (runtime !== undefined && !this.deps.runtimes.includes(runtime)) {
+      throw new AppError("invalid_input", `runtime: the Docker engine has no runtime "${runtime}" (it has ${this.deps.runtimes.join(", ") || "none listed"}). Install and register it (e.g. gVisor's runsc in /etc/docker/daemon.json), or omit runtime.`, { details: { field: "runtime" } });
+    }
     const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
     const id = await this.newId();
     const prefix = input.name ?? "agent";
@@ -99,6 +110,7 @@ export class WorkerManager {
       baseCommit: source.baseCommit,
       workspace: path.join(this.workerDir(id), "workspace"),
       image: input.image ?? this.deps.defaultImage,
+      ...(runtime === undefined ? {} : { runtime }),
       permissions: policy,
       audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
       resources: resolveResources(input.resources),

@@ -33,6 +33,7 @@ export const CreateWorkerInputSchema = z
       .regex(KEBAB, "must be kebab-case (lowercase letters, digits and single dashes), e.g. fix-login")
       .optional(),
     image: z.string().min(1).max(256).optional(),
+    runtime: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").max(64).optional(),
     permissions: PermissionsInputSchema.optional(),
     resources: ResourcesSchema.optional(),
     env: z
@@ -68,6 +69,8 @@ export const WorkerSchema = z.object({
   baseCommit: z.string(),
   workspace: z.string(),
   image: z.string(),
+  /** The OCI runtime; absent means the engine's default (runc). */
+  runtime: z.string().optional(),
   permissions: PolicySchema,
   /** What audit mode recorded that enforce mode would have refused. */
   audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { writeFileAtomic } from "../fs/atomic-write.js";
-import { pathField, readTextNoFollow } from "../fs/read-tools.js";
+import { beneathRoot, writeFileBeneath } from "../fs/beneath.js";
+import { pathField, readResolvedText } from "../fs/read-tools.js";
 import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, ToolInputError } from "../tool-result.js";
@@ -101,10 +101,10 @@ export function registerCodeEdit(registry: ToolRegistry, access: AccessControl):
     annotations: { destructiveHint: true },
     handler: async (args) => {
       const resolved = await access.resolve(args.path, "write");
-      const before = args.command === "write" && !resolved.exists ? "" : await readTextNoFollow(resolved.absolute);
+      const before = args.command === "write" && !resolved.exists ? "" : await readResolvedText(resolved);
       const edit = toCodeEdit(args);
       const outcome = applyCodeEdit(before, edit);
-      await writeFileAtomic(resolved.absolute, outcome.text);
+      await writeFileBeneath(resolved.root, beneathRoot(resolved), outcome.text);
       const header = `Edited ${resolved.relative} (${outcome.replacements} replacement${outcome.replacements === 1 ? "" : "s"}), lines ${outcome.firstLine}-${outcome.lastLine}:`;
       return textResult(`${header}\n${renderRegion(outcome.text, outcome.firstLine, outcome.lastLine)}`, {
         path: resolved.relative,

@@ -1,10 +1,12 @@
 import { constants } from "node:fs";
-import { lstat, open, readdir } from "node:fs/promises";
+import { lstat, readdir, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
 import { describeToolError, textResult, ToolInputError } from "../tool-result.js";
+import { beneathRoot, inside, openDirectoryBeneath, openFileBeneath } from "./beneath.js";
 import { globToRegExp, matchesAny } from "./glob-match.js";
+import type { ResolvedPath } from "./resolve-inside.js";
 import type { AccessControl } from "../permissions/access-control.js";
 
 /** Largest file read_file reads whole. */
@@ -14,12 +16,12 @@ const MAX_TREE_ENTRIES = 5_000;
 /** The path field every file tool shares. */
 export const pathField = z.string().describe("Path relative to /workspace (an absolute path inside /workspace is accepted too)");
 
-/** Reads a resolved path as text, refusing a symlink planted after resolution and oversized files. */
-export async function readTextNoFollow(absolute: string): Promise<string> {
-  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+/** Reads a resolved path as text without following a symlink planted after resolution; refuses oversized files. */
+export async function readResolvedText(resolved: ResolvedPath): Promise<string> {
+  const handle = await openFileBeneath(resolved.root, beneathRoot(resolved), constants.O_RDONLY);
   try {
     const stats = await handle.stat();
-    if (stats.isDirectory()) throw new ToolInputError(`Expected a file but "${absolute}" is a directory. Use list_directory.`);
+    if (stats.isDirectory()) throw new ToolInputError(`Expected a file but "${resolved.relative || "."}" is a directory. Use list_directory.`);
     if (stats.size > MAX_READ_BYTES) {
       throw new ToolInputError(`The file is ${stats.size} bytes; read_file reads at most ${MAX_READ_BYTES}. Use head/tail, offset/limit or grep.`);
     }
@@ -61,7 +63,7 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
     annotations: { readOnlyHint: true },
     handler: async ({ path: target, ...range }) => {
       const resolved = await access.resolve(target, "read");
-      return textResult(selectLines(await readTextNoFollow(resolved.absolute), range));
+      return textResult(selectLines(await readResolvedText(resolved), range));
     },
   });
 
@@ -75,7 +77,7 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
         paths.map(async (target) => {
           try {
             const resolved = await access.resolve(target, "read");
-            return `${target}:\n${await readTextNoFollow(resolved.absolute)}`;
+            return `${target}:\n${await readResolvedText(resolved)}`;
           } catch (error) {
             return `${target}: Error - ${describeToolError(error)}`;
           }
@@ -96,14 +98,20 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
     annotations: { readOnlyHint: true },
     handler: async ({ path: target, sizes, sortBy }) => {
       const resolved = await access.resolve(target ?? ".", "read");
-      const entries = await readdir(resolved.absolute, { withFileTypes: true });
-      const rows = await Promise.all(
-        entries.map(async (entry) => ({
-          name: entry.name,
-          kind: entry.isDirectory() ? "[DIR]" : entry.isSymbolicLink() ? "[LINK]" : "[FILE]",
-          size: entry.isFile() ? (await lstat(path.join(resolved.absolute, entry.name))).size : 0,
-        })),
-      );
+      const directory = await openDirectoryBeneath(resolved.root, beneathRoot(resolved));
+      let rows: { name: string; kind: string; size: number }[];
+      try {
+        const entries = await readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true });
+        rows = await Promise.all(
+          entries.map(async (entry) => ({
+            name: entry.name,
+            kind: entry.isDirectory() ? "[DIR]" : entry.isSymbolicLink() ? "[LINK]" : "[FILE]",
+            size: entry.isFile() ? (await lstat(inside(directory, entry.name))).size : 0,
+          })),
+        );
+      } finally {
+        await directory.close();
+      }
       rows.sort((a, b) => (sortBy === "size" ? b.size - a.size || a.name.localeCompare(b.name) : a.name.localeCompare(b.name)));
       if (rows.length === 0) return textResult("(empty directory)");
       const lines = rows.map((row) => `${row.kind} ${row.name}${sizes && row.kind === "[FILE]" ? ` (${formatSize(row.size)})` : ""}`);
@@ -128,20 +136,34 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       const resolved = await access.resolve(target ?? ".", "read");
       const excludes = [".git", ...(excludePatterns ?? [])].map(globToRegExp);
       let count = 0;
-      const walk = async (dir: string, relative: string, depth: number): Promise<TreeEntry[]> => {
-        const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+      const walk = async (dir: FileHandle, relative: string, depth: number): Promise<TreeEntry[]> => {
+        const entries = (await readdir(`/proc/self/fd/${dir.fd}`, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
         const out: TreeEntry[] = [];
         for (const entry of entries) {
           const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
           if (matchesAny(rel, excludes)) continue;
           if (++count > MAX_TREE_ENTRIES) throw new ToolInputError(`More than ${MAX_TREE_ENTRIES} entries; narrow the path, add excludePatterns or lower maxDepth.`);
           if (entry.isDirectory()) {
-            out.push({ name: entry.name, type: "directory", children: depth > 1 ? await walk(path.join(dir, entry.name), rel, depth - 1) : [] });
+            let children: TreeEntry[] = [];
+            if (depth > 1) {
+              const child = await openDirectoryBeneath(`/proc/self/fd/${dir.fd}`, entry.name);
+              try {
+                children = await walk(child, rel, depth - 1);
+              } finally {
+                await child.close();
+              }
+            }
+            out.push({ name: entry.name, type: "directory", children });
           } else out.push({ name: entry.name, type: entry.isSymbolicLink() ? "symlink" : "file" });
         }
         return out;
       };
-      return textResult(JSON.stringify(await walk(resolved.absolute, "", maxDepth ?? 10), null, 2));
+      const top = await openDirectoryBeneath(resolved.root, beneathRoot(resolved));
+      try {
+        return textResult(JSON.stringify(await walk(top, "", maxDepth ?? 10), null, 2));
+      } finally {
+        await top.close();
+      }
     },
   });
 
@@ -152,7 +174,9 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
     annotations: { readOnlyHint: true },
     handler: async ({ path: target }) => {
       const resolved = await access.resolve(target, "read");
-      const stats = await lstat(resolved.absolute);
+      const relative = beneathRoot(resolved);
+      const parent = await openDirectoryBeneath(resolved.root, path.posix.dirname(relative));
+      const stats = await lstat(relative === "" ? `/proc/self/fd/${parent.fd}` : inside(parent, path.posix.basename(relative))).finally(() => parent.close());
       const info = {
         path: resolved.relative || ".",
         type: stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : "other",

@@ -20,6 +20,8 @@ export interface ResolvedPath {
   readonly relative: string;
   /** Whether the final component exists. */
   readonly exists: boolean;
+  /** The real root the path was confined to; `absolute` lies beneath it. */
+  readonly root: string;
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -85,7 +87,7 @@ export async function resolveInside(root: string, requested: string): Promise<Re
     }
   }
   assertInside(realRoot, current, requested, "it leaves the workspace");
-  return { absolute: current, relative: path.relative(realRoot, current), exists };
+  return { absolute: current, relative: path.relative(realRoot, current), exists, root: realRoot };
 }
 
 function toRootRelative(root: string, realRoot: string, requested: string): string {

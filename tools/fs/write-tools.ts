@@ -1,11 +1,11 @@
-import { mkdir, rename } from "node:fs/promises";
+import { rename } from "node:fs/promises";
 import path from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, ToolInputError } from "../tool-result.js";
-import { writeFileAtomic } from "./atomic-write.js";
-import { pathField, readTextNoFollow } from "./read-tools.js";
+import { beneathRoot, inside, openDirectoryBeneath, writeFileBeneath } from "./beneath.js";
+import { pathField, readResolvedText } from "./read-tools.js";
 import type { AccessControl } from "../permissions/access-control.js";
 
 /** One replacement of edit_file. */
@@ -56,7 +56,7 @@ export function registerWriteTools(registry: ToolRegistry, access: AccessControl
     annotations: { destructiveHint: true, idempotentHint: true },
     handler: async ({ path: target, content }) => {
       const resolved = await access.resolve(target, "write");
-      await writeFileAtomic(resolved.absolute, content);
+      await writeFileBeneath(resolved.root, beneathRoot(resolved), content);
       return textResult(`Wrote ${Buffer.byteLength(content)} bytes to ${resolved.relative}`);
     },
   });
@@ -82,10 +82,10 @@ export function registerWriteTools(registry: ToolRegistry, access: AccessControl
     annotations: { destructiveHint: true },
     handler: async ({ path: target, edits, dryRun }) => {
       const resolved = await access.resolve(target, "write");
-      const before = await readTextNoFollow(resolved.absolute);
+      const before = await readResolvedText(resolved);
       const after = applyEdits(before, edits);
       const patch = unifiedDiff(resolved.relative, before, after);
-      if (!dryRun) await writeFileAtomic(resolved.absolute, after);
+      if (!dryRun) await writeFileBeneath(resolved.root, beneathRoot(resolved), after);
       return textResult(dryRun ? `Dry run, nothing written:\n${patch}` : patch);
     },
   });
@@ -97,7 +97,7 @@ export function registerWriteTools(registry: ToolRegistry, access: AccessControl
     annotations: { destructiveHint: false, idempotentHint: true },
     handler: async ({ path: target }) => {
       const resolved = await access.resolve(target, "write");
-      await mkdir(resolved.absolute, { recursive: true });
+      await (await openDirectoryBeneath(resolved.root, beneathRoot(resolved), { create: true })).close();
       return textResult(`Directory ${resolved.relative || "."} exists.`);
     },
   });
@@ -113,8 +113,17 @@ export function registerWriteTools(registry: ToolRegistry, access: AccessControl
       if (!from.exists) throw new ToolInputError(`Source "${source}" does not exist.`);
       if (to.exists) throw new ToolInputError(`Destination "${destination}" already exists; choose another name or remove it first.`);
       if (from.relative === "") throw new ToolInputError("The workspace root cannot be moved.");
-      await mkdir(path.dirname(to.absolute), { recursive: true });
-      await rename(from.absolute, to.absolute);
+      const fromParent = await openDirectoryBeneath(from.root, path.posix.dirname(beneathRoot(from)));
+      try {
+        const toParent = await openDirectoryBeneath(to.root, path.posix.dirname(beneathRoot(to)), { create: true });
+        try {
+          await rename(inside(fromParent, path.posix.basename(from.absolute)), inside(toParent, path.posix.basename(to.absolute)));
+        } finally {
+          await toParent.close();
+        }
+      } finally {
+        await fromParent.close();
+      }
       return textResult(`Moved ${from.relative} to ${to.relative}`);
     },
   });

@@ -30,8 +30,9 @@ const PIPE_DRAIN_MS = 1_000;
 
 /**
  * Runs a command in its own process group with a timeout; on timeout or abort the whole
- * group gets SIGTERM and, after a grace period, SIGKILL, so children and grandchildren
- * cannot outlive the call. Output is captured within `maxOutputBytes` per stream.
+ * group gets SIGTERM and, after a grace period, SIGKILL, and when the command ends anything
+ * left in its group is killed, so children and grandchildren cannot outlive the call.
+ * Output is captured within `maxOutputBytes` per stream.
  */
 export function runProcess(spec: RunSpec): Promise<RunResult> {
   const started = performance.now();
@@ -71,6 +72,9 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       if (settled) return;
       settled = true;
       for (const timer of timers) clearTimeout(timer);
+      // Whatever the command left running in its group (a stray `cmd &`) ends with it;
+      // long-lived processes belong in start_process.
+      killGroup("SIGKILL");
       spec.signal?.removeEventListener("abort", onAbort);
       child.stdout.destroy();
       child.stderr.destroy();

@@ -48,7 +48,7 @@ async function refusal(requested: string): Promise<string> {
 describe("resolveInside", () => {
   it("resolves a relative path inside the workspace to its real absolute path", async () => {
     const resolved = await resolveInside(root, "src/a.ts");
-    expect(resolved).toEqual({ absolute: path.join(root, "src", "a.ts"), relative: "src/a.ts", exists: true });
+    expect(resolved).toEqual({ absolute: path.join(root, "src", "a.ts"), relative: "src/a.ts", exists: true, root });
   });
 
   it("accepts an absolute path inside the workspace", async () => {

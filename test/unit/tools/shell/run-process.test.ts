@@ -55,6 +55,14 @@ describe("runProcess", () => {
     expect(result.durationMs).toBeLessThan(5_000);
   });
 
+  it("kills what the command left running in its group when it ends", async () => {
+    const result = await runProcess({ ...base, command: "sleep 30 >/dev/null 2>&1 & echo $!" });
+    expect(result.exitCode).toBe(0);
+    const leftover = Number(result.stdout.trim());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(isAlive(leftover)).toBe(false);
+  });
+
   it("does not wait forever for a background child holding the pipes", async () => {
     const result = await runProcess({ ...base, command: "(sleep 20 &) ; echo done" });
     expect(result.exitCode).toBe(0);
