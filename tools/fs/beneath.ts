@@ -27,7 +27,8 @@ function raced(relative: string): PathRefusedError {
  * followed. With `create`, missing directories are made on the way.
  */
 export async function openDirectoryBeneath(root: string, relative: string, options: { create?: boolean } = {}): Promise<FileHandle> {
-  let current = await open(root, DIRECTORY_FLAGS);
+  // The root itself is trusted (a real path checked by the resolver, or an open descriptor's /proc path).
+  let current = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     for (const part of relative.split("/").filter((p) => p !== "" && p !== ".")) {
       if (part === "..") throw raced(relative);

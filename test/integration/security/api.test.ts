@@ -66,7 +66,7 @@ async function footprint() {
 
 describe("control-plane API hardening", () => {
   it("answers 401 to missing, wrong and prefix-matching tokens on every route, with the uniform error", async () => {
-    const attempts = [{}, { authorization: "Bearer wrong-token-wrong-token" }, { authorization: `Bearer ${TEST_TOKEN.slice(0, -1)}` }, { authorization: `Bearer ${TEST_TOKEN}x` }, { authorization: TEST_TOKEN }, { authorization: `Basic ${TEST_TOKEN}` }];
+    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wrong-token-wrong-token" }, { authorization: `Bearer ${TEST_TOKEN.slice(0, -1)}` }, { authorization: `Bearer ${TEST_TOKEN}x` }, { authorization: TEST_TOKEN }, { authorization: `Basic ${TEST_TOKEN}` }];
     for (const [method, route] of ROUTES) {
       for (const headers of attempts) {
         const response = await raw(method, route, headers);

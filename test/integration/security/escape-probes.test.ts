@@ -152,7 +152,7 @@ describe("docker inspect of every worker matches its policy", () => {
       expect(host.MemorySwap).toBe(host.Memory);
       expect(host.NanoCpus).toBeGreaterThan(0);
       expect(host.SecurityOpt).toContain("no-new-privileges:true");
-      expect((host.SecurityOpt ?? []).some((opt) => /seccomp[=:]unconfined|apparmor[=:]unconfined/.test(opt))).toBe(false);
+      expect((host.SecurityOpt ?? []).some((opt: string) => /seccomp[=:]unconfined|apparmor[=:]unconfined/.test(opt))).toBe(false);
       expect(host.Init).toBe(true);
       expect(host.LogConfig?.Config?.["max-size"]).toBeDefined();
       expect(host.NetworkMode).toBe(entry.network === "bridged" ? "bridge" : "none");
