@@ -5,7 +5,9 @@ import { AppError, toErrorBody } from "../runtime/errors/app-error.js";
 import type { WorkerManager } from "../runtime/workers/worker-manager.js";
 import type { WorkerBridge } from "./mcp/worker-bridge.js";
 import { bearerAuth, hostAndOriginGuard } from "./middleware/guards.js";
+import { createEventRoutes } from "./routes/events.js";
 import { createWorkerRoutes } from "./routes/workers.js";
+import type { EventLog } from "../runtime/events/event-log.js";
 
 /** Everything the HTTP app needs; passed in so tests can wire their own. */
 export interface AppDeps {
@@ -20,6 +22,7 @@ export interface AppDeps {
   readonly maxBodyBytes: number;
   readonly maxMcpBodyBytes: number;
   readonly log: (message: string) => void;
+  readonly events: EventLog;
 }
 
 function tooLarge(limit: number) {
@@ -64,6 +67,10 @@ export function createApp(deps: AppDeps): Hono {
   app.use("/v1/workers/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.route("/v1/workers", createWorkerRoutes(deps.manager, deps.baseUrl));
+  app.route(
+    "/v1",
+    createEventRoutes(deps.events, (id) => deps.manager.get(id).then(() => true, () => false)),
+  );
 
   return app;
 }

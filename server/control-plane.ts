@@ -9,12 +9,14 @@ import { AppError } from "../runtime/errors/app-error.js";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
+import { EventLog } from "../runtime/events/event-log.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
 import { createApp } from "./app.js";
+import { createLogger, summarizeToolCall } from "./logger.js";
 import { allowedHostHeaders } from "./middleware/guards.js";
 import { WorkerBridge } from "./mcp/worker-bridge.js";
 import { loadOrCreateToken, type TokenSource } from "./token.js";
@@ -58,14 +60,18 @@ export interface StartOptions {
  * it with progress if not), reconciles stored workers with labelled containers, and serves.
  */
 export async function startControlPlane(config: Config, options: StartOptions = {}): Promise<ControlPlane> {
-  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  let secrets: () => string[] = () => [config.token ?? ""];
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, secrets: () => secrets(), ...(options.log === undefined ? {} : { write: options.log }) });
+  const log = (message: string) => logger.warn(message);
   const driver = options.driver ?? new DockerDriver();
   const engine = await driver.info();
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const { token, source, file } = await loadOrCreateToken(config.dataDir, config.token);
-  const image = config.image ?? (await ensureSandboxImage(driver, PROJECT_ROOT, options.onProgress ?? log));
+  const image = config.image ?? (await ensureSandboxImage(driver, PROJECT_ROOT, options.onProgress ?? ((line) => logger.info(line))));
 
   const store = await LowdbStateStore.open(config.dataDir);
+  secrets = () => [token];
+  const events = await EventLog.open(config.dataDir, () => secrets());
   const hostUid = process.getuid?.() ?? 1000;
   const hostGid = process.getgid?.() ?? 1000;
   const user = sandboxUser(hostUid, hostGid);
@@ -80,7 +86,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     chownWorkspaces: user.uid !== hostUid,
     hostEnv: options.hostEnv ?? {},
     runtimes: engine.runtimes,
+    events,
   });
+  secrets = () => [token, ...manager.secrets()];
   await manager.reconcile();
   const bridge = new WorkerBridge({
     openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
@@ -88,6 +96,17 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
     onActivity: (workerId) => manager.touch(workerId),
+    onToolCall: (call) => {
+      const summary = summarizeToolCall(call.tool, call.args, call.result, call.durationMs);
+      if (call.isError) logger.warn(summary, { worker: call.workerId });
+      else logger.info(summary, { worker: call.workerId });
+      logger.debug("tool call detail", { worker: call.workerId, session: call.sessionId, tool: call.tool, args: call.args, result: call.result });
+      const { workerId, ...data } = call;
+      void events.append(workerId, "tool_call", data).catch((error: unknown) => log(`recording a tool call failed: ${String(error)}`));
+      if (call.isError && call.result.startsWith("Error: PermissionDenied")) {
+        void events.append(workerId, "permission_denied", { tool: call.tool, sessionId: call.sessionId, message: call.result }).catch(() => undefined);
+      }
+    },
     onResponse: (workerId, message) => {
       const { gate, audit } = readToolReports(message);
       if (gate !== undefined) manager.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
@@ -110,6 +129,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     maxBodyBytes: config.maxBodyBytes,
     maxMcpBodyBytes: config.maxMcpBodyBytes,
     log,
+    events,
   });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));

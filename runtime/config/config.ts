@@ -15,6 +15,8 @@ export const EnvSchema = z.object({
   WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
   WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
 });
 
@@ -42,6 +44,8 @@ export interface Config {
   readonly watchdogIntervalMs: number;
   /** The OCI runtime workers use unless they ask for another (e.g. runsc); the engine's default when unset. */
   readonly runtime: string | undefined;
+  readonly logLevel: "debug" | "info" | "warn" | "error";
+  readonly logFormat: "text" | "json";
 }
 
 /**
@@ -66,5 +70,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     maxMcpBodyBytes: overrides.maxMcpBodyBytes ?? values.WORKCELL_MAX_MCP_BODY_BYTES,
     watchdogIntervalMs: overrides.watchdogIntervalMs ?? values.WORKCELL_WATCHDOG_INTERVAL_MS,
     runtime: overrides.runtime ?? values.WORKCELL_RUNTIME,
+    logLevel: overrides.logLevel ?? values.WORKCELL_LOG_LEVEL,
+    logFormat: overrides.logFormat ?? values.WORKCELL_LOG_FORMAT,
   });
 }

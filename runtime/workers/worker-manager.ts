@@ -10,7 +10,7 @@ import { admitEnv } from "../permissions/env-grant.js";
 import { isInside, type PermissionsInput, type Policy } from "../permissions/policy.js";
 import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
-import { appendWorkerEvent } from "../events/event-log.js";
+import type { EventLog } from "../events/event-log.js";
 import { inspectSourceRepo, pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
 import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
@@ -42,6 +42,8 @@ export interface WorkerManagerDeps {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   /** OCI runtimes the engine offers. */
   readonly runtimes: readonly string[];
+  /** The audit trail. */
+  readonly events: EventLog;
 }
 
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
@@ -55,6 +57,8 @@ export class WorkerManager {
   private readonly lock = new KeyedLock();
   private readonly downListeners = new Set<WorkerDownListener>();
   private readonly proxies = new EgressProxies();
+  /** Values of env vars given to workers: redacted from events and logs. */
+  private readonly secretValues = new Set<string>();
   /** Last tool call or exec per worker, for idle timeouts. */
   private readonly activity = new Map<string, number>();
   /** Live policies, for the egress proxies' synchronous decisions. */
@@ -68,10 +72,16 @@ export class WorkerManager {
     return () => this.downListeners.delete(listener);
   }
 
+  /** Values that must never appear in events or logs (env values given to workers). */
+  secrets(): string[] {
+    return [...this.secretValues];
+  }
+
   /** Matches stored workers with labelled containers after a restart. */
   async reconcile(): Promise<void> {
     await reconcileWorkers(this.deps.store, this.deps.driver, { [LABEL_INSTANCE]: this.deps.instance });
     for (const worker of await this.deps.store.listWorkers()) {
+      for (const value of Object.values(worker.env)) this.secretValues.add(value);
       this.policies.set(worker.id, worker.permissions);
       await writePolicyFile(this.runDir(worker.id), worker.permissions).catch(() => undefined);
       if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
@@ -96,6 +106,8 @@ export class WorkerManager {
     if (runtime !== undefined && !this.deps.runtimes.includes(runtime)) {
       throw new AppError("invalid_input", `runtime: the Docker engine has no runtime "${runtime}" (it has ${this.deps.runtimes.join(", ") || "none listed"}). Install and register it (e.g. gVisor's runsc in /etc/docker/daemon.json), or omit runtime.`, { details: { field: "runtime" } });
     }
+    for (const value of Object.values(admitted.env)) this.secretValues.add(value);
+    for (const value of Object.values(input.env ?? {})) this.secretValues.add(value);
     const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
     const id = await this.newId();
     const prefix = input.name ?? "agent";
@@ -130,7 +142,7 @@ export class WorkerManager {
         if (this.deps.chownWorkspaces) await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
         await this.deps.store.putWorker(worker);
         const running = await this.launch(worker);
-        await appendWorkerEvent(this.workerDir(id), "created", { branch: worker.branch, baseCommit: worker.baseCommit });
+        await this.deps.events.append(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit });
         return running;
       } catch (error) {
         await this.discard(worker);
@@ -161,7 +173,7 @@ export class WorkerManager {
   async stop(id: string): Promise<Worker> {
     return this.lock.run(id, async () => {
       const stopped = await this.halt(await this.load(id), {});
-      await appendWorkerEvent(this.workerDir(id), "stopped");
+      await this.deps.events.append(id, "stopped");
       return stopped;
     });
   }
@@ -172,7 +184,7 @@ export class WorkerManager {
       const worker = await this.load(id);
       if (worker.desired !== "running") return;
       await this.halt(worker, { stopReason: reason });
-      await appendWorkerEvent(this.workerDir(id), "stopped_by_limit", { reason });
+      await this.deps.events.append(id, "stopped_by_limit", { reason });
     });
   }
 
@@ -192,7 +204,7 @@ export class WorkerManager {
       const exists = await stat(worker.workspace).then((s) => s.isDirectory(), () => false);
       if (!exists) throw new AppError("conflict", `The workspace of worker ${id} is gone (${worker.workspace}); it cannot be started. Remove the worker and create a new one.`);
       const started = await this.launch({ ...worker, desired: "running" });
-      await appendWorkerEvent(this.workerDir(id), "started");
+      await this.deps.events.append(id, "started");
       return started;
     });
   }
@@ -205,8 +217,10 @@ export class WorkerManager {
       await this.proxies.close(id);
       this.policies.delete(id);
       await unpinBase(worker.repo, id);
-      await appendWorkerEvent(this.workerDir(id), "removed", { keepWorkspace: options.keepWorkspace });
-      if (!options.keepWorkspace) await rm(this.workerDir(id), { recursive: true, force: true });
+      await this.deps.events.append(id, "removed", { keepWorkspace: options.keepWorkspace });
+      // The event log stays: the audit trail outlives the worker.
+      if (!options.keepWorkspace) await rm(worker.workspace, { recursive: true, force: true });
+      await rm(this.runDir(id), { recursive: true, force: true });
       await this.deps.store.deleteWorker(id);
       return { id, status: "removed", ...(options.keepWorkspace ? { workspace: worker.workspace } : {}) };
     });
@@ -245,7 +259,7 @@ export class WorkerManager {
       const gate = endedBefore === null ? parsed.data : { ...parsed.data, task: endedBefore };
       await this.save(await refreshStatus(this.deps.driver, { ...worker, gate }));
       if (endedBefore === null && gate.task !== null) {
-        await appendWorkerEvent(this.workerDir(id), `task_${gate.task.status}`, { summary: gate.task.summary, reason: gate.task.reason });
+        await this.deps.events.append(id, `task_${gate.task.status}`, { summary: gate.task.summary, reason: gate.task.reason });
       }
     });
   }
@@ -295,7 +309,7 @@ export class WorkerManager {
       const appliesOnNextStart = container !== undefined && container.labels[LABEL_SPEC] !== wanted.labels[LABEL_SPEC];
       if (container?.running && usesEgressProxy(policy)) await this.ensureProxy(id);
       await this.save({ ...updated, pendingRestart: appliesOnNextStart || undefined });
-      await appendWorkerEvent(this.workerDir(id), "permissions_changed", { appliesOnNextStart });
+      await this.deps.events.append(id, "permissions_changed", { appliesOnNextStart });
       return { permissions: policy, appliesOnNextStart };
     });
   }
@@ -311,7 +325,7 @@ export class WorkerManager {
       const fresh = valid.filter((entry) => !known.has(`${entry.kind}\0${entry.target}`));
       if (fresh.length === 0) return;
       await this.save({ ...worker, audit: [...worker.audit, ...fresh].slice(-1000) });
-      await appendWorkerEvent(this.workerDir(id), "audit", { entries: fresh });
+      await this.deps.events.append(id, "audit", { entries: fresh });
     });
   }
 
@@ -382,7 +396,10 @@ export class WorkerManager {
       hostEnv: this.deps.hostEnv,
       dataDir: this.deps.config.dataDir,
       recordAudit: (id, entries) => this.recordAudit(id, entries),
-      event: (id, type, data) => appendWorkerEvent(this.workerDir(id), type, data),
+      addSecrets: (values) => {
+        for (const value of values) this.secretValues.add(value);
+      },
+      event: (id, type, data) => this.deps.events.append(id, type, data),
     };
   }
 

@@ -26,7 +26,9 @@ export interface OperationContext {
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly dataDir: string;
   recordAudit(id: string, entries: readonly AuditEntry[]): Promise<void>;
-  event(id: string, type: string, data?: Record<string, unknown>): Promise<void>;
+  /** Marks values as secrets to redact from events and logs. */
+  addSecrets(values: readonly string[]): void;
+  event(id: string, type: string, data?: Record<string, unknown>): Promise<unknown>;
 }
 
 /**
@@ -36,8 +38,10 @@ export interface OperationContext {
  */
 export async function execInWorker(context: OperationContext, worker: Worker, containerId: string, request: ExecRequest): Promise<ExecResponse> {
   const admitted = admitEnv(worker.permissions, request.env ?? {}, {});
+  context.addSecrets(Object.values(request.env ?? {}));
   if (admitted.refused.length > 0) {
     if (worker.permissions.mode === "enforce") {
+      await context.event(worker.id, "permission_denied", { via: "exec", kind: "env", names: admitted.refused });
       throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
         details: { kind: "env", names: admitted.refused },
       });
@@ -50,9 +54,20 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
   try {
     const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal });
     if (audit.length > 0) await context.recordAudit(worker.id, audit);
-    await context.event(worker.id, "exec", { exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });
+    await context.event(worker.id, "exec", {
+      command: request.command,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      oomKilled: result.oomKilled,
+      durationMs: result.durationMs,
+      result: result.stderr || result.stdout,
+      isError: result.exitCode !== 0,
+    });
     return result;
   } catch (error) {
+    if (error instanceof AppError && error.code === "permission_denied") {
+      await context.event(worker.id, "permission_denied", { via: "exec", command: request.command, message: error.message });
+    }
     if (signal.aborted) throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time. Check the worker's state.`);
     throw error;
   }

@@ -6,6 +6,17 @@ import { MessageRouter } from "./message-router.js";
 /** JSON-RPC error code for requests the container can no longer answer. */
 export const CONTAINER_GONE_CODE = -32603;
 
+/** A finished tool call as the bridge saw it. */
+export interface ToolCallRecord {
+  workerId: string;
+  sessionId: string | undefined;
+  tool: string;
+  args: unknown;
+  result: string;
+  isError: boolean;
+  durationMs: number;
+}
+
 /** Something the bridge reports but does not die of. */
 export type BridgeLog = (message: string) => void;
 
@@ -18,6 +29,8 @@ export type BridgeLog = (message: string) => void;
 export class BridgeSession {
   readonly http: WebStandardStreamableHTTPServerTransport;
   private readonly router = new MessageRouter();
+  private readonly calls = new Map<RequestId, { tool: string; args: unknown; started: number }>();
+  private toolCallListener: ((call: ToolCallRecord) => void) | undefined;
   private closed = false;
   private lastActivityMs = Date.now();
 
@@ -33,9 +46,12 @@ export class BridgeSession {
       onResponse?: (workerId: string, message: JSONRPCMessage) => void;
       /** Sees every message from the agent (for idle timeouts). */
       onActivity?: (workerId: string) => void;
+      /** Sees every finished tool call (for the audit trail and the log). */
+      onToolCall?: (call: ToolCallRecord) => void;
     },
   ) {
     const { log } = options;
+    this.toolCallListener = options.onToolCall;
     this.http = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sessionId) => options.onInitialized(this, sessionId),
@@ -45,6 +61,10 @@ export class BridgeSession {
       this.touch();
       options.onActivity?.(workerId);
       this.router.fromClient(message);
+      const call = message as { id?: RequestId; method?: string; params?: { name?: unknown; arguments?: unknown } };
+      if (call.method === "tools/call" && call.id !== undefined) {
+        this.calls.set(call.id, { tool: String(call.params?.name ?? ""), args: call.params?.arguments, started: performance.now() });
+      }
       this.container.send(message).catch((error: unknown) => log(`bridge ${workerId}: could not forward to the container: ${String(error)}`));
       const cancelled = (message as { method?: string; params?: { requestId?: RequestId } }).params?.requestId;
       if ((message as { method?: string }).method === "notifications/cancelled" && cancelled !== undefined) {
@@ -59,6 +79,7 @@ export class BridgeSession {
     this.container.onmessage = (message) => {
       this.touch();
       if ("result" in message) options.onResponse?.(workerId, message);
+      this.finishCall(message, options.onToolCall);
       this.forwardToClient(message, log);
     };
     this.container.onerror = (error) => log(`bridge ${workerId}: container transport: ${error.message}`);
@@ -107,16 +128,36 @@ export class BridgeSession {
 
   private async failOpenRequests(): Promise<void> {
     for (const id of this.router.openRequests()) {
-      await this.http
-        .send({
-          jsonrpc: "2.0",
-          id,
-          error: {
-            code: CONTAINER_GONE_CODE,
-            message: `The worker's sandbox ended before answering (its container stopped or crashed). Check GET /v1/workers/${this.workerId}, start it again, and open a new MCP session.`,
-          },
-        })
-        .catch(() => undefined);
+      const error: JSONRPCMessage = {
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: CONTAINER_GONE_CODE,
+          message: `The worker's sandbox ended before answering (its container stopped or crashed). Check GET /v1/workers/${this.workerId}, start it again, and open a new MCP session.`,
+        },
+      };
+      this.finishCall(error, this.toolCallListener);
+      await this.http.send(error).catch(() => undefined);
     }
+  }
+
+  /** Reports a finished tools/call (answer or error) once. */
+  private finishCall(message: JSONRPCMessage, listener: ((call: ToolCallRecord) => void) | undefined): void {
+    const id = (message as { id?: RequestId }).id;
+    if (id === undefined || !("result" in message || "error" in message)) return;
+    const call = this.calls.get(id);
+    if (call === undefined) return;
+    this.calls.delete(id);
+    const result = "result" in message ? (message.result as { content?: { type: string; text?: string }[]; isError?: boolean }) : undefined;
+    const text = result?.content?.filter((block) => block.type === "text").map((block) => block.text ?? "").join("\n") ?? ("error" in message ? message.error.message : "");
+    listener?.({
+      workerId: this.workerId,
+      sessionId: this.http.sessionId,
+      tool: call.tool,
+      args: call.args,
+      result: text,
+      isError: result?.isError === true || "error" in message,
+      durationMs: Math.round(performance.now() - call.started),
+    });
   }
 }

@@ -4,6 +4,7 @@ import type { WorkerBridge } from "../../../server/mcp/worker-bridge.js";
 import { allowedHostHeaders, tokensMatch } from "../../../server/middleware/guards.js";
 import type { ContainerDriver } from "../../../runtime/docker/container-driver.js";
 import { dockerUnavailable } from "../../../runtime/docker/docker-driver.js";
+import type { EventLog } from "../../../runtime/events/event-log.js";
 import type { WorkerManager } from "../../../runtime/workers/worker-manager.js";
 
 const TOKEN = "unit-test-token-0123456789";
@@ -32,6 +33,7 @@ function makeApp(driver: Partial<ContainerDriver> = {}) {
     maxBodyBytes: 1024,
     maxMcpBodyBytes: 4096,
     log: () => undefined,
+    events: {} as EventLog,
   });
 }
 
