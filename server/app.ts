@@ -5,6 +5,8 @@ import { AppError, toErrorBody } from "../runtime/errors/app-error.js";
 import type { WorkerManager } from "../runtime/workers/worker-manager.js";
 import type { WorkerBridge } from "./mcp/worker-bridge.js";
 import { bearerAuth, hostAndOriginGuard } from "./middleware/guards.js";
+import type { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
+import { createApprovalRoutes } from "./routes/approvals.js";
 import { createEventRoutes } from "./routes/events.js";
 import { createWorkerRoutes } from "./routes/workers.js";
 import type { EventLog } from "../runtime/events/event-log.js";
@@ -23,6 +25,7 @@ export interface AppDeps {
   readonly maxMcpBodyBytes: number;
   readonly log: (message: string) => void;
   readonly events: EventLog;
+  readonly approvals: ApprovalQueue;
 }
 
 function tooLarge(limit: number) {
@@ -67,6 +70,8 @@ export function createApp(deps: AppDeps): Hono {
   app.use("/v1/workers/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.route("/v1/workers", createWorkerRoutes(deps.manager, deps.baseUrl));
+  app.use("/v1/approvals/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
+  app.route("/v1/approvals", createApprovalRoutes(deps.approvals));
   app.route(
     "/v1",
     createEventRoutes(deps.events, (id) => deps.manager.get(id).then(() => true, () => false)),

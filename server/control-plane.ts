@@ -9,6 +9,8 @@ import { AppError } from "../runtime/errors/app-error.js";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
+import { z } from "zod";
+import { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
 import { EventLog } from "../runtime/events/event-log.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
@@ -23,6 +25,15 @@ import { loadOrCreateToken, type TokenSource } from "./token.js";
 
 /** The project root (where Dockerfile.sandbox and tools/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** What the worker's tools send with an approval request (untrusted: validated). */
+const ApprovalParamsSchema = z.object({
+  kind: z.enum(["tool", "permission"]),
+  tool: z.string().max(200),
+  input: z.unknown(),
+  description: z.string().max(4_000),
+  permission: z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string().max(4_096) }).optional(),
+});
 
 /** The keys under which the worker's tools report the finish gate and audit entries in a result's `_meta`. */
 const GATE_META_KEY = "dev.workcell/gate";
@@ -90,12 +101,22 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   secrets = () => [token, ...manager.secrets()];
   await manager.reconcile();
+  const approvals = new ApprovalQueue(store, {
+    event: (workerId, type, data) => events.append(workerId, type, data),
+    grantForLife: (workerId, permission) => manager.grantPermission(workerId, permission),
+  });
+  await approvals.abandonLeftovers();
   const bridge = new WorkerBridge({
     openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
     idleMs: config.sessionIdleMs,
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
     onActivity: (workerId) => manager.touch(workerId),
+    onApprovalRequest: async ({ workerId, sessionId, params, signal }) => {
+      const request = ApprovalParamsSchema.parse(params);
+      const worker = await manager.get(workerId);
+      return approvals.request({ workerId, ...(sessionId === undefined ? {} : { sessionId }), ...request }, worker.approvals, signal);
+    },
     onToolCall: (call) => {
       const summary = summarizeToolCall(call.tool, call.args, call.result, call.durationMs);
       if (call.isError) logger.warn(summary, { worker: call.workerId });
@@ -130,6 +151,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     maxMcpBodyBytes: config.maxMcpBodyBytes,
     log,
     events,
+    approvals,
   });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));

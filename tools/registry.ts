@@ -1,6 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { currentCall } from "./approvals/approval-client.js";
+import type { GateOutcome } from "./approvals/approval-gate.js";
 import { errorResult, guarded, type ToolCallContext } from "./tool-result.js";
 
 /** Tool names: snake_case, starting with a letter. */
@@ -35,6 +37,8 @@ export class ToolRegistry {
   constructor(
     private readonly server: McpServer,
     private readonly decorate: (result: CallToolResult) => CallToolResult = (result) => result,
+    /** Holds calls that need a human; may replace the arguments or answer instead of the tool. */
+    private readonly gate?: (tool: string, args: Record<string, unknown>) => Promise<GateOutcome>,
   ) {}
 
   register<Shape extends z.ZodRawShape>(definition: ToolDefinition<Shape>): void {
@@ -42,7 +46,10 @@ export class ToolRegistry {
       throw new Error(`Tool name "${definition.name}" must match ${TOOL_NAME} (snake_case).`);
     }
     if (this.tools.has(definition.name)) throw new Error(`Tool "${definition.name}" is registered twice.`);
-    const run = guarded(definition.handler);
+    const guardedHandler = guarded(definition.handler);
+    const schema = z.object(definition.inputSchema);
+    // Every call runs with itself as the current call, so checks deep inside can ask a reviewer for it.
+    const run = (args: never, context: ToolCallContext) => currentCall.run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, guardedHandler));
     const handler = async (args: never, context: ToolCallContext) => this.decorate(await run(args, context));
     this.tools.set(definition.name, { schema: z.object(definition.inputSchema) as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
     this.server.registerTool(
@@ -55,6 +62,26 @@ export class ToolRegistry {
       },
       ((args: never, extra: ToolCallContext) => handler(args, extra)) as never,
     );
+  }
+
+  private async runGated(
+    name: string,
+    schema: z.ZodObject<z.ZodRawShape>,
+    args: never,
+    context: ToolCallContext,
+    handler: (args: never, context: ToolCallContext) => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    if (this.gate === undefined) return handler(args, context);
+    let outcome: GateOutcome;
+    try {
+      outcome = await this.gate(name, args as Record<string, unknown>);
+    } catch (error) {
+      return errorResult(`The approval for ${name} could not be obtained: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!outcome.run) return outcome.result;
+    const parsed = schema.safeParse(outcome.args);
+    if (!parsed.success) return errorResult(`The reviewer's edited input for ${name} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ")}`);
+    return handler(parsed.data as never, context);
   }
 
   /** Names of every registered tool. */

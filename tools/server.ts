@@ -12,7 +12,9 @@ import { registerProjectTool } from "./project/project-tool.js";
 import { registerCodingPrompt } from "./prompts/coding-workflow.js";
 import { AccessControl, AUDIT_META_KEY, type AuditEntry } from "./permissions/access-control.js";
 import { registerPermissionsTool } from "./permissions/permissions-tool.js";
-import type { PolicySource } from "./permissions/policy-file.js";
+import { PolicySource } from "./permissions/policy-file.js";
+import { createApprover } from "./approvals/approval-client.js";
+import { gateCall } from "./approvals/approval-gate.js";
 import { ToolRegistry } from "./registry.js";
 import { registerSearchTools } from "./search/search-tools.js";
 import { ProcessManager } from "./shell/process-manager.js";
@@ -40,8 +42,14 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
         "Tools of a workcell worker. Every tool runs inside the worker's sandbox container; paths are relative to /workspace. Workflow: plan, edit (code_edit), code_validate, test_run, finish.",
     },
   );
-  const access = new AccessControl(root, options.policy);
-  const registry = new ToolRegistry(server, (result) => withAudit(result, access.drainAudit()));
+  const policy = options.policy ?? new PolicySource();
+  const approve = createApprover(server);
+  const access = new AccessControl(root, policy, approve);
+  const registry = new ToolRegistry(
+    server,
+    (result) => withAudit(result, access.drainAudit()),
+    (tool, args) => gateCall(policy.current().approvals, approve, tool, args),
+  );
   const gate: GateHolder = { state: options.gate ?? initialGate() };
   registerReadTools(registry, access);
   registerWriteTools(registry, access);

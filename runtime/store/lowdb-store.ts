@@ -4,10 +4,15 @@ import { Low } from "lowdb";
 import { DurableJsonFile } from "./durable-json-file.js";
 import { z } from "zod";
 import { AppError } from "../errors/app-error.js";
+import { ApprovalSchema, type Approval } from "../approvals/approval.js";
 import { WorkerSchema, type Worker } from "../workers/worker.js";
 import type { StateStore } from "./state-store.js";
 
-const StateSchema = z.object({ version: z.literal(1), workers: z.record(z.string(), WorkerSchema) });
+const StateSchema = z.object({
+  version: z.literal(1),
+  workers: z.record(z.string(), WorkerSchema),
+  approvals: z.record(z.string(), ApprovalSchema).default({}),
+});
 type State = z.infer<typeof StateSchema>;
 
 /**
@@ -27,7 +32,7 @@ export class LowdbStateStore implements StateStore {
     for (const name of await readdir(dataDir)) {
       if (/^\.state\.json\.[0-9a-f]+\.tmp$/.test(name)) await rm(path.join(dataDir, name), { force: true });
     }
-    const db = new Low<State>(new DurableJsonFile<State>(file), { version: 1, workers: {} });
+    const db = new Low<State>(new DurableJsonFile<State>(file), { version: 1, workers: {}, approvals: {} });
     try {
       await db.read();
     } catch (error) {
@@ -62,6 +67,24 @@ export class LowdbStateStore implements StateStore {
   deleteWorker(id: string): Promise<void> {
     return this.enqueue(async () => {
       delete this.db.data.workers[id];
+      await this.db.write();
+    });
+  }
+
+  async listApprovals(): Promise<Approval[]> {
+    await this.queue;
+    return Object.values(this.db.data.approvals).map((approval) => structuredClone(approval));
+  }
+
+  async getApproval(id: string): Promise<Approval | undefined> {
+    await this.queue;
+    const approval = this.db.data.approvals[id];
+    return approval === undefined ? undefined : structuredClone(approval);
+  }
+
+  putApproval(approval: Approval): Promise<void> {
+    return this.enqueue(async () => {
+      this.db.data.approvals[approval.id] = structuredClone(approval);
       await this.db.write();
     });
   }

@@ -1,3 +1,4 @@
+import type { Approval } from "../approvals/approval.js";
 import type { Worker } from "../workers/worker.js";
 
 /** Where workers are persisted. Writes are serialized by the implementation. */
@@ -6,4 +7,7 @@ export interface StateStore {
   getWorker(id: string): Promise<Worker | undefined>;
   putWorker(worker: Worker): Promise<void>;
   deleteWorker(id: string): Promise<void>;
+  listApprovals(): Promise<Approval[]>;
+  getApproval(id: string): Promise<Approval | undefined>;
+  putApproval(approval: Approval): Promise<void>;
 }

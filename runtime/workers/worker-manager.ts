@@ -21,6 +21,7 @@ import { diffWorker, execInWorker, exportWorker, type OperationContext } from ".
 import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
+import { ApprovalSettingsSchema } from "../approvals/approval.js";
 import { GateStateSchema, type CreateWorkerInput, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
@@ -83,7 +84,7 @@ export class WorkerManager {
     for (const worker of await this.deps.store.listWorkers()) {
       for (const value of Object.values(worker.env)) this.secretValues.add(value);
       this.policies.set(worker.id, worker.permissions);
-      await writePolicyFile(this.runDir(worker.id), worker.permissions).catch(() => undefined);
+      await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals).catch(() => undefined);
       if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
     }
   }
@@ -124,6 +125,7 @@ export class WorkerManager {
       image: input.image ?? this.deps.defaultImage,
       ...(runtime === undefined ? {} : { runtime }),
       permissions: policy,
+      approvals: ApprovalSettingsSchema.parse(input.approvals ?? {}),
       audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
       resources: resolveResources(input.resources),
       createdAt: now,
@@ -302,7 +304,7 @@ export class WorkerManager {
       const policy = policyFromInput(merged, this.deps.config.dataDir);
       await assertGrantsExist(policy);
       const updated = { ...worker, permissions: policy };
-      await writePolicyFile(this.runDir(id), policy);
+      await writePolicyFile(this.runDir(id), policy, worker.approvals);
       this.policies.set(id, policy);
       const container = worker.containerId === undefined ? undefined : await this.deps.driver.inspect(worker.containerId);
       const wanted = buildContainerSpec(updated, await this.specOptions(updated));
@@ -312,6 +314,15 @@ export class WorkerManager {
       await this.deps.events.append(id, "permissions_changed", { appliesOnNextStart });
       return { permissions: policy, appliesOnNextStart };
     });
+  }
+
+  /** Adds one grant to the worker's policy (a permission prompt approved for the worker's life). */
+  async grantPermission(id: string, permission: { kind: string; target: string }): Promise<void> {
+    const policy = await this.permissions(id);
+    const kind = permission.kind as "read" | "write" | "net" | "run" | "env";
+    const current = policy[kind];
+    if (current === true) return;
+    await this.updatePermissions(id, { [kind]: [...(Array.isArray(current) ? current : []), permission.target] });
   }
 
   /** Records what audit mode allowed but enforce would refuse (deduplicated). */
@@ -347,7 +358,7 @@ export class WorkerManager {
    */
   private async launch(worker: Worker): Promise<Worker> {
     const { driver } = this.deps;
-    await writePolicyFile(this.runDir(worker.id), worker.permissions);
+    await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);
     this.policies.set(worker.id, worker.permissions);
     if (usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
     const spec = buildContainerSpec(worker, await this.specOptions(worker));

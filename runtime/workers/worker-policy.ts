@@ -50,11 +50,11 @@ export async function findHiddenPaths(policy: Policy): Promise<{ path: string; d
  * Writes the policy where the worker's tools read it (the control dir, mounted read-only):
  * world-readable, replaced atomically so a tool never reads half a file.
  */
-export async function writePolicyFile(runDir: string, policy: Policy): Promise<void> {
+export async function writePolicyFile(runDir: string, policy: Policy, approvals: { tools: string[]; dangerousGit: boolean }): Promise<void> {
   await mkdir(runDir, { recursive: true });
   await chmod(runDir, 0o755);
   const target = path.join(runDir, POLICY_FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(policy), { mode: 0o644 });
+  await writeFile(temporary, JSON.stringify({ ...policy, approvals: { tools: approvals.tools, dangerousGit: approvals.dangerousGit } }), { mode: 0o644 });
   await rename(temporary, target);
 }

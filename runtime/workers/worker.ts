@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ApprovalSettingsInputSchema, ApprovalSettingsSchema } from "../approvals/approval.js";
 import { PermissionsInputSchema, PolicySchema } from "../permissions/policy.js";
 
 /** Lifecycle states a worker can be in. */
@@ -35,6 +36,7 @@ export const CreateWorkerInputSchema = z
     image: z.string().min(1).max(256).optional(),
     runtime: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").max(64).optional(),
     permissions: PermissionsInputSchema.optional(),
+    approvals: ApprovalSettingsInputSchema.optional(),
     resources: ResourcesSchema.optional(),
     env: z
       .record(z.string().regex(ENV_NAME, "env names must match [A-Za-z_][A-Za-z0-9_]*"), z.string().max(32_768))
@@ -72,6 +74,8 @@ export const WorkerSchema = z.object({
   /** The OCI runtime; absent means the engine's default (runc). */
   runtime: z.string().optional(),
   permissions: PolicySchema,
+  /** Which tool calls need a reviewer, and how long a decision may take. */
+  approvals: ApprovalSettingsSchema.default({ tools: [], dangerousGit: true, timeoutMs: 10 * 60_000, onTimeout: "reject" }),
   /** What audit mode recorded that enforce mode would have refused. */
   audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
   /** Set when the container was made from an older policy; applies on the next start. */

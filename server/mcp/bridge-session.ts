@@ -17,6 +17,15 @@ export interface ToolCallRecord {
   durationMs: number;
 }
 
+/** The abort reason when a session ends under a waiting approval (as opposed to the agent cancelling). */
+export const SESSION_CLOSED = "session_closed";
+
+/** The method the in-container server asks for approvals with. */
+export const APPROVAL_METHOD = "workcell/approval";
+
+/** Decides an approval request from a worker's tools. */
+export type ApprovalHandler = (request: { workerId: string; sessionId: string | undefined; params: Record<string, unknown>; signal: AbortSignal }) => Promise<unknown>;
+
 /** Something the bridge reports but does not die of. */
 export type BridgeLog = (message: string) => void;
 
@@ -30,6 +39,7 @@ export class BridgeSession {
   readonly http: WebStandardStreamableHTTPServerTransport;
   private readonly router = new MessageRouter();
   private readonly calls = new Map<RequestId, { tool: string; args: unknown; started: number }>();
+  private readonly approvals = new Map<RequestId, AbortController>();
   private toolCallListener: ((call: ToolCallRecord) => void) | undefined;
   private closed = false;
   private lastActivityMs = Date.now();
@@ -48,6 +58,8 @@ export class BridgeSession {
       onActivity?: (workerId: string) => void;
       /** Sees every finished tool call (for the audit trail and the log). */
       onToolCall?: (call: ToolCallRecord) => void;
+      /** Answers the in-container server's approval requests; they never reach the agent. */
+      onApprovalRequest?: ApprovalHandler;
     },
   ) {
     const { log } = options;
@@ -78,6 +90,7 @@ export class BridgeSession {
     };
     this.container.onmessage = (message) => {
       this.touch();
+      if (this.interceptApproval(message, options.onApprovalRequest)) return;
       if ("result" in message) options.onResponse?.(workerId, message);
       this.finishCall(message, options.onToolCall);
       this.forwardToClient(message, log);
@@ -108,6 +121,9 @@ export class BridgeSession {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The calls waiting for these approvals end with the session: their records are abandoned.
+    for (const controller of this.approvals.values()) controller.abort(SESSION_CLOSED);
+    this.approvals.clear();
     await this.container.close().catch(() => undefined);
     await this.http.close().catch(() => undefined);
   }
@@ -139,6 +155,37 @@ export class BridgeSession {
       this.finishCall(error, this.toolCallListener);
       await this.http.send(error).catch(() => undefined);
     }
+  }
+
+  /**
+   * Takes the in-container server's approval requests (and its cancellations of them) off
+   * the wire: the control plane answers them; the agent never sees them.
+   */
+  private interceptApproval(message: JSONRPCMessage, handler: ApprovalHandler | undefined): boolean {
+    const msg = message as { id?: RequestId; method?: string; params?: Record<string, unknown> };
+    if (msg.method === "notifications/cancelled") {
+      const requestId = msg.params?.requestId as RequestId | undefined;
+      const controller = requestId === undefined ? undefined : this.approvals.get(requestId);
+      if (controller === undefined) return false;
+      controller.abort();
+      this.approvals.delete(requestId as RequestId);
+      return true;
+    }
+    if (msg.method !== APPROVAL_METHOD || msg.id === undefined) return false;
+    const id = msg.id;
+    const controller = new AbortController();
+    this.approvals.set(id, controller);
+    const answer =
+      handler === undefined
+        ? Promise.reject(new Error("approvals are not available on this control plane"))
+        : handler({ workerId: this.workerId, sessionId: this.http.sessionId, params: msg.params ?? {}, signal: controller.signal });
+    answer.then(
+      (result) => this.container.send({ jsonrpc: "2.0", id, result: result as Record<string, unknown> }),
+      (error: unknown) => this.container.send({ jsonrpc: "2.0", id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }),
+    )
+      .catch(() => undefined)
+      .finally(() => this.approvals.delete(id));
+    return true;
   }
 
   /** Reports a finished tools/call (answer or error) once. */

@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BridgeSession, type BridgeLog, type ToolCallRecord } from "./bridge-session.js";
+import { BridgeSession, type ApprovalHandler, type BridgeLog, type ToolCallRecord } from "./bridge-session.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -31,6 +31,7 @@ export class WorkerBridge {
       onResponse?: (workerId: string, message: JSONRPCMessage) => void;
       onActivity?: (workerId: string) => void;
       onToolCall?: (call: ToolCallRecord) => void;
+      onApprovalRequest?: ApprovalHandler;
     },
   ) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
@@ -73,6 +74,7 @@ export class WorkerBridge {
       ...(this.options.onResponse === undefined ? {} : { onResponse: this.options.onResponse }),
       ...(this.options.onActivity === undefined ? {} : { onActivity: this.options.onActivity }),
       ...(this.options.onToolCall === undefined ? {} : { onToolCall: this.options.onToolCall }),
+      ...(this.options.onApprovalRequest === undefined ? {} : { onApprovalRequest: this.options.onApprovalRequest }),
     });
     await session.start();
     const response = await session.handle(request, body);

@@ -55,7 +55,7 @@ export function registerBuildTools(registry: ToolRegistry, access: AccessControl
       const directory = await access.resolve(cwd ?? ".", "read");
       const chosen = command ?? inspectProject(directory.absolute).buildCommand;
       if (chosen === null) return errorResult("No build command was given and none could be detected (project_info says unknown). Pass command.");
-      access.checkCommand(chosen);
+      await access.checkCommand(chosen);
       const { run, summary, success, tail } = await runAndParse(chosen, directory.absolute, signal);
       const structured = { success, ...summary, command: chosen, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs };
       const headline = `${success ? "Build succeeded" : "Build failed"}: ${summary.errorCount} errors, ${summary.warningCount} warnings (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${chosen}`;
@@ -80,7 +80,7 @@ export function registerBuildTools(registry: ToolRegistry, access: AccessControl
       if (command === null) {
         return errorResult(`No way to validate a "${chosenLanguage}" project was found. Pass language, or add a build script.`);
       }
-      access.checkCommand(command);
+      await access.checkCommand(command);
       const { run, summary, success, tail } = await runAndParse(command, root, signal);
       gate.state = recordValidation(gate.state, success, await workspaceFingerprint(root));
       const structured = { success, language: chosenLanguage, ...summary, command, exitCode: run.exitCode, consecutiveFailures: gate.state.failures };

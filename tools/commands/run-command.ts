@@ -26,7 +26,7 @@ export async function runCommand(root: string, requestJson: string, access = new
   let cwd: string;
   try {
     cwd = (await access.resolve(request.cwd ?? ".", "read")).absolute;
-    access.checkCommand(request.command);
+    await access.checkCommand(request.command);
   } catch (error) {
     if (error instanceof PermissionDeniedError) return { error: error.message, code: "permission_denied" };
     return { error: error instanceof Error ? error.message : String(error) };

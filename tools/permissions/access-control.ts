@@ -1,5 +1,6 @@
 import path from "node:path";
 import { resolveInside, type ResolvedPath } from "../fs/resolve-inside.js";
+import { currentCall, type RequestApproval } from "../approvals/approval-client.js";
 import { programsOf } from "./command-programs.js";
 import { deniedMessage, isInside, queryPermission, type PermissionKind, type PermissionState } from "./decide.js";
 import { PolicySource, type ContainerPolicy } from "./policy-file.js";
@@ -37,6 +38,8 @@ export class AccessControl {
   constructor(
     readonly workspace: string,
     private readonly source: PolicySource = new PolicySource(),
+    /** Asks a human when the policy says prompt (absent: refuse). */
+    private readonly approve?: RequestApproval,
   ) {}
 
   policy(): ContainerPolicy {
@@ -65,22 +68,23 @@ export class AccessControl {
       if (root !== undefined) resolved = await resolveInside(root, lexical);
       else if (grants.some((grant) => grant === true)) resolved = await resolveInside("/", lexical);
       else {
-        this.refuse(access, lexical);
+        await this.refuse(access, lexical, false);
         resolved = await resolveInside("/", lexical);
       }
       resolved = { ...resolved, relative: resolved.absolute };
     }
     const denied = policy.deny.read.some((deny) => isInside(resolved.absolute, deny)) || (access === "write" && policy.deny.write.some((deny) => isInside(resolved.absolute, deny)));
-    if (denied) this.refuse(access, resolved.absolute);
+    if (denied) await this.refuse(access, resolved.absolute, true);
     return resolved;
   }
 
   /** Checks every program a command line (or argv) starts against the run grant. */
-  checkCommand(command: string | readonly string[]): void {
+  async checkCommand(command: string | readonly string[]): Promise<void> {
     const programs = typeof command === "string" ? programsOf(command) : command.slice(0, 1);
     for (const program of programs) {
       if (BUILTINS.has(program)) continue;
-      if (this.query("run", program) !== "granted") this.refuse("run", program);
+      const state = this.query("run", program);
+      if (state !== "granted") await this.refuse("run", program, state === "denied" && this.policy().prompt);
     }
   }
 
@@ -91,10 +95,26 @@ export class AccessControl {
     return entries;
   }
 
-  private refuse(kind: PermissionKind, target: string): void {
-    if (this.policy().mode === "audit") {
+  /**
+   * Refuses an access — or, in audit mode, records it and allows it; or, when the policy
+   * prompts and no deny names the target, asks a reviewer and allows it if approved.
+   */
+  private async refuse(kind: PermissionKind, target: string, explicitlyDenied: boolean): Promise<void> {
+    const policy = this.policy();
+    if (policy.mode === "audit") {
       if (!this.audit.some((entry) => entry.kind === kind && entry.target === target)) this.audit.push({ kind, target });
       return;
+    }
+    if (policy.prompt && !explicitlyDenied && this.approve !== undefined) {
+      const call = currentCall.getStore();
+      const answer = await this.approve({
+        kind: "permission",
+        tool: call?.tool ?? "",
+        input: { kind, target },
+        description: `${deniedMessage(kind, target)} — allow it?`,
+        permission: { kind, target },
+      });
+      if (answer.decision !== "reject") return;
     }
     throw new PermissionDeniedError(kind, target);
   }

@@ -6,7 +6,15 @@
  * security boundary: a determined program can start others.
  */
 export function programsOf(command: string): string[] {
-  const programs: string[] = [];
+  return [...new Set(commandWords(command).map((words) => words[0] as string))];
+}
+
+/**
+ * Each simple command of a command line as its words, from the program on (assignments,
+ * keywords and wrappers removed). Pure.
+ */
+export function commandWords(command: string): string[][] {
+  const result: string[][] = [];
   for (const words of simpleCommands(command)) {
     let index = 0;
     while (index < words.length && (KEYWORDS.has(words[index] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index] as string))) index += 1;
@@ -15,9 +23,9 @@ export function programsOf(command: string): string[] {
       while (index < words.length && ((words[index] as string).startsWith("-") || /^\d+[smhd]?$/.test(words[index] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index] as string))) index += 1;
     }
     const program = words[index];
-    if (program !== undefined && !KEYWORDS.has(program)) programs.push(program);
+    if (program !== undefined && !KEYWORDS.has(program)) result.push(words.slice(index));
   }
-  return [...new Set(programs)];
+  return result;
 }
 
 const WRAPPERS = new Set(["env", "exec", "command", "time", "nice", "nohup", "timeout", "xargs", "sudo", "builtin"]);

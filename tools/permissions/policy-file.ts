@@ -15,12 +15,24 @@ export const ContainerPolicySchema = z.object({
   deny: z.object({ read: list, write: list, net: list, run: list, env: list }),
   prompt: z.boolean(),
   mode: z.enum(["enforce", "audit"]),
+  /** Which tool calls need a reviewer (kept with the policy so both change together). */
+  approvals: z.object({ tools: list, dangerousGit: z.boolean() }).default({ tools: [], dangerousGit: true }),
 });
 export type ContainerPolicy = z.infer<typeof ContainerPolicySchema>;
 
 /** Workspace only, no network, any program: what a worker has when nothing says otherwise. */
 export function defaultContainerPolicy(): ContainerPolicy {
-  return { read: [], write: [], net: false, run: true, env: [], deny: { read: [], write: [], net: [], run: [], env: [] }, prompt: false, mode: "enforce" };
+  return {
+    read: [],
+    write: [],
+    net: false,
+    run: true,
+    env: [],
+    deny: { read: [], write: [], net: [], run: [], env: [] },
+    prompt: false,
+    mode: "enforce",
+    approvals: { tools: [], dangerousGit: true },
+  };
 }
 
 /**

@@ -21,7 +21,7 @@ export function registerProcessTools(registry: ToolRegistry, access: AccessContr
     annotations: { destructiveHint: true, openWorldHint: false },
     handler: async ({ command, cwd, waitMs }) => {
       const directory = await access.resolve(cwd ?? ".", "read");
-      access.checkCommand(command);
+      await access.checkCommand(command);
       const started = processes.start(command, directory.absolute);
       await new Promise((resolve) => setTimeout(resolve, waitMs ?? 300));
       const first = processes.read(started.processId, 0, DEFAULT_READ_BYTES);

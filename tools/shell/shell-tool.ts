@@ -68,7 +68,7 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
       annotations: { destructiveHint: true, openWorldHint: false },
       handler: async ({ command, cwd, timeoutMs, maxOutputChars }, context) => {
       const directory = await access.resolve(cwd ?? ".", "read");
-      access.checkCommand(command);
+      await access.checkCommand(command);
       const stopProgress = reportProgress(context);
       const oomBefore = readOomKills();
       const run = await runProcess({

@@ -67,7 +67,7 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl):
       const directory = await access.resolve(cwd ?? ".", "read");
       const base = command ?? inspectProject(directory.absolute).testCommand;
       if (base === null) return errorResult("No test command was given and none could be detected (project_info says unknown). Pass command.");
-      access.checkCommand(base);
+      await access.checkCommand(base);
       const reportPath = path.join(tmpdir(), `workcell-test-report-${randomBytes(6).toString("hex")}`);
       const plan = planTestRun(base, { filter, reportPath, testScript: await readTestScript(directory.absolute) });
       const startedMs = Date.now();

@@ -14,6 +14,7 @@ export function sampleWorker(overrides: Partial<Worker> = {}): Worker {
     workspace: "/data/workers/0a1b2c3d/workspace",
     image: "workcell-sandbox:test",
     permissions: defaultPolicy(),
+    approvals: { tools: [], dangerousGit: true, timeoutMs: 600_000, onTimeout: "reject" },
     audit: [],
     resources: { cpus: 1, memoryMb: 512, pids: 128, tmpMb: 64, diskMb: 1024 },
     createdAt: "2026-01-01T00:00:00.000Z",

@@ -4,6 +4,7 @@ import type { WorkerBridge } from "../../../server/mcp/worker-bridge.js";
 import { allowedHostHeaders, tokensMatch } from "../../../server/middleware/guards.js";
 import type { ContainerDriver } from "../../../runtime/docker/container-driver.js";
 import { dockerUnavailable } from "../../../runtime/docker/docker-driver.js";
+import type { ApprovalQueue } from "../../../runtime/approvals/approval-queue.js";
 import type { EventLog } from "../../../runtime/events/event-log.js";
 import type { WorkerManager } from "../../../runtime/workers/worker-manager.js";
 
@@ -34,6 +35,7 @@ function makeApp(driver: Partial<ContainerDriver> = {}) {
     maxMcpBodyBytes: 4096,
     log: () => undefined,
     events: {} as EventLog,
+    approvals: {} as ApprovalQueue,
   });
 }
 

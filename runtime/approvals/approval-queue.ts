@@ -1,0 +1,138 @@
+import { randomBytes } from "node:crypto";
+import { AppError } from "../errors/app-error.js";
+import type { StateStore } from "../store/state-store.js";
+import type { Approval, ApprovalAnswer, ApprovalSettings, DecisionInput } from "./approval.js";
+
+/** What a gated call asks for. */
+export interface ApprovalRequestInput {
+  workerId: string;
+  sessionId?: string;
+  kind: "tool" | "permission";
+  tool: string;
+  input: unknown;
+  description: string;
+  permission?: { kind: string; target: string };
+}
+
+interface Waiter {
+  resolve(answer: ApprovalAnswer): void;
+  timer: NodeJS.Timeout;
+}
+
+const STATUS_OF: Record<DecisionInput["decision"], Approval["status"]> = { approve: "approved", reject: "rejected", edit: "edited" };
+
+/**
+ * The operator's queue: gated calls wait here until a human decides (or the timeout does).
+ * Records live in the state store, so pending ones outlive a restart as `abandoned`.
+ */
+export class ApprovalQueue {
+  private readonly waiters = new Map<string, Waiter>();
+
+  constructor(
+    private readonly store: StateStore,
+    private readonly hooks: {
+      event(workerId: string, type: string, data: Record<string, unknown>): Promise<unknown>;
+      /** A permission approved for the worker's life becomes part of its policy. */
+      grantForLife(workerId: string, permission: { kind: string; target: string }): Promise<void>;
+    },
+  ) {}
+
+  /** Marks approvals left pending by a previous run as abandoned (their calls died with their sessions). */
+  async abandonLeftovers(): Promise<void> {
+    for (const approval of await this.store.listApprovals()) {
+      if (approval.status === "pending") await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: new Date().toISOString() });
+    }
+  }
+
+  /** Records the request and waits for the decision; `signal` withdraws it (the agent cancelled). */
+  async request(input: ApprovalRequestInput, settings: ApprovalSettings, signal: AbortSignal): Promise<ApprovalAnswer> {
+    const now = Date.now();
+    const approval: Approval = {
+      id: `ap_${randomBytes(6).toString("hex")}`,
+      ...input,
+      status: "pending",
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + settings.timeoutMs).toISOString(),
+    };
+    await this.store.putApproval(approval);
+    await this.hooks.event(input.workerId, "approval_requested", { approvalId: approval.id, tool: input.tool, args: input.input, description: input.description, sessionId: input.sessionId });
+    return new Promise<ApprovalAnswer>((resolve) => {
+      const timer = setTimeout(() => {
+        void this.settle(approval.id, settings.onTimeout === "approve" ? { decision: "approve", reason: "approved on timeout" } : { decision: "reject", reason: `no decision within ${settings.timeoutMs} ms` }, "timed_out");
+      }, settings.timeoutMs);
+      timer.unref();
+      this.waiters.set(approval.id, { resolve, timer });
+      signal.addEventListener(
+        "abort",
+        () =>
+          void (signal.reason === "session_closed"
+            ? this.settle(approval.id, { decision: "reject", reason: "the MCP session ended while waiting" }, "abandoned")
+            : this.settle(approval.id, { decision: "reject", reason: "the agent cancelled the call" }, "cancelled")),
+        { once: true },
+      );
+    });
+  }
+
+  /** A reviewer's decision; deciding twice is a conflict. */
+  async decide(id: string, decision: DecisionInput): Promise<Approval> {
+    const approval = await this.get(id);
+    if (approval.status !== "pending") {
+      throw new AppError("conflict", `Approval ${id} is already ${approval.status}; it cannot be decided again.`, { details: { status: approval.status } });
+    }
+    if (!this.waiters.has(id)) {
+      await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: new Date().toISOString() });
+      throw new AppError("conflict", `Approval ${id} belongs to a call that no longer exists (its session ended); it was marked abandoned.`);
+    }
+    const settled = await this.settle(id, decision, STATUS_OF[decision.decision]);
+    if (decision.decision !== "reject" && decision.scope === "worker" && approval.permission !== undefined) {
+      await this.hooks.grantForLife(approval.workerId, approval.permission);
+    }
+    return settled ?? (await this.get(id));
+  }
+
+  async get(id: string): Promise<Approval> {
+    const approval = await this.store.getApproval(id);
+    if (approval === undefined) throw new AppError("not_found", `No approval with id "${id.slice(0, 64)}". List them with GET /v1/approvals?status=pending.`);
+    return approval;
+  }
+
+  async list(filter: { status?: string; workerId?: string }): Promise<Approval[]> {
+    return (await this.store.listApprovals())
+      .filter((approval) => (filter.status === undefined || approval.status === filter.status) && (filter.workerId === undefined || approval.workerId === filter.workerId))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private async settle(id: string, decision: { decision: DecisionInput["decision"]; input?: Record<string, unknown>; reason?: string; scope?: "once" | "worker" }, status: Approval["status"]): Promise<Approval | undefined> {
+    const waiter = this.waiters.get(id);
+    if (waiter === undefined) return undefined;
+    this.waiters.delete(id);
+    clearTimeout(waiter.timer);
+    const approval = await this.get(id);
+    const decided: Approval = {
+      ...approval,
+      status,
+      decision: decision.decision,
+      decidedAt: new Date().toISOString(),
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      ...(decision.scope === undefined ? {} : { scope: decision.scope }),
+      ...(decision.input === undefined ? {} : { editedInput: decision.input }),
+    };
+    await this.store.putApproval(decided);
+    await this.hooks.event(approval.workerId, "approval_decided", {
+      approvalId: id,
+      tool: approval.tool,
+      decision: decision.decision,
+      status,
+      reason: decision.reason,
+      durationMs: Date.parse(decided.decidedAt as string) - Date.parse(approval.createdAt),
+    });
+    waiter.resolve({
+      decision: decision.decision,
+      approvalId: id,
+      ...(decision.input === undefined ? {} : { input: decision.input }),
+      ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+      ...(decision.scope === undefined ? {} : { scope: decision.scope }),
+    });
+    return decided;
+  }
+}

@@ -1,0 +1,67 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
+import type { ToolCallContext } from "../tool-result.js";
+
+/** The JSON-RPC method the in-container server uses to ask the control plane; the bridge answers it and never forwards it to the agent. */
+export const APPROVAL_METHOD = "workcell/approval";
+
+/** The reviewer's answer as the control plane sends it back. */
+export const ApprovalAnswerSchema = z
+  .object({
+    decision: z.enum(["approve", "reject", "edit"]),
+    input: z.record(z.string(), z.unknown()).optional(),
+    reason: z.string().optional(),
+    scope: z.enum(["once", "worker"]).optional(),
+    approvalId: z.string().optional(),
+  })
+  .passthrough();
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+
+/** What a gated call asks the reviewer. */
+export interface ApprovalRequest {
+  kind: "tool" | "permission";
+  tool: string;
+  input: unknown;
+  description: string;
+  permission?: { kind: string; target: string };
+}
+
+/** Asks the control plane for a decision on behalf of the current tool call. */
+export type RequestApproval = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+
+/** The tool call being served, so code deep inside a tool (permission checks) can ask on its behalf. */
+export const currentCall = new AsyncLocalStorage<{ tool: string; context: ToolCallContext }>();
+
+const KEEPALIVE_MS = 10_000;
+const WAIT_LIMIT_MS = 24 * 60 * 60_000;
+
+/**
+ * Sends the approval request to the control plane and waits: progress notifications keep
+ * the agent's call alive (when it asked for progress), and the agent cancelling its call
+ * withdraws the request.
+ */
+export function createApprover(server: McpServer): RequestApproval {
+  return async (request) => {
+    const call = currentCall.getStore();
+    const token = call?.context._meta?.progressToken;
+    const started = Date.now();
+    const keepalive =
+      token === undefined
+        ? undefined
+        : setInterval(() => {
+            const seconds = Math.round((Date.now() - started) / 1000);
+            call?.context
+              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: seconds, message: `waiting for a reviewer's approval (${seconds}s)` } })
+              .catch(() => undefined);
+          }, KEEPALIVE_MS);
+    try {
+      return await server.server.request({ method: APPROVAL_METHOD, params: { ...request } } as never, ApprovalAnswerSchema, {
+        timeout: WAIT_LIMIT_MS,
+        ...(call === undefined ? {} : { signal: call.context.signal }),
+      });
+    } finally {
+      if (keepalive !== undefined) clearInterval(keepalive);
+    }
+  };
+}
