@@ -106,6 +106,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     grantForLife: (workerId, permission) => manager.grantPermission(workerId, permission),
   });
   await approvals.abandonLeftovers();
+  manager.setNetPrompter(async (workerId, target) => {
+    const worker = await manager.get(workerId);
+    const answer = await approvals.request(
+      { workerId, kind: "permission", tool: "net", input: { kind: "net", target }, description: `PermissionDenied: net access to "${target}" is not granted — allow it?`, permission: { kind: "net", target } },
+      worker.approvals,
+      AbortSignal.timeout(worker.approvals.timeoutMs + 1_000),
+    );
+    return answer.decision !== "reject";
+  });
   const bridge = new WorkerBridge({
     openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
     idleMs: config.sessionIdleMs,

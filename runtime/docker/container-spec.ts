@@ -29,7 +29,7 @@ const PROXY_URL = "http://127.0.0.1:3128";
 
 /** Whether a worker's traffic goes through the egress proxy (a host list, or audit mode without full network). */
 export function usesEgressProxy(policy: Policy): boolean {
-  return Array.isArray(policy.net) || (policy.mode === "audit" && policy.net !== true);
+  return Array.isArray(policy.net) || ((policy.mode === "audit" || policy.prompt) && policy.net !== true);
 }
 
 /** Host facts the spec needs: what each hidden path is, found by the caller. */

@@ -12,6 +12,11 @@ export function netDeniedMessage(host: string, port: number): string {
   return `PermissionDenied: net access to "${target}" is not granted; grant it with permissions.net (e.g. "net": ["${target}"])`;
 }
 
+/** Whether a refused destination should be put to a reviewer instead (prompting policy, no deny naming it). Pure. */
+export function shouldPromptEgress(policy: Policy, host: string, port: number): boolean {
+  return policy.prompt && policy.mode === "enforce" && !patterns(policy.deny.net).some((p) => hostMatches(p, host, port));
+}
+
 /** Decides one destination under a policy: deny wins, then the grants; audit mode allows and says so. Pure. */
 export function decideEgress(policy: Policy, host: string, port: number): EgressDecision {
   const denied = patterns(policy.deny.net).some((p) => hostMatches(p, host, port));

@@ -8,7 +8,7 @@ import path from "node:path";
 export type EgressDecision = { allowed: true; audited?: boolean } | { allowed: false; message: string };
 
 /** Decides a destination; consulted on every request, so policy changes apply at once. */
-export type EgressDecider = (host: string, port: number) => EgressDecision;
+export type EgressDecider = (host: string, port: number) => EgressDecision | Promise<EgressDecision>;
 
 const CONNECT_TIMEOUT_MS = 15_000;
 
@@ -98,7 +98,7 @@ export class EgressProxy {
       client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(message) + 1}\r\nconnection: close\r\n\r\n${message}\n`);
     };
     if (target === undefined) return reject("400 Bad Request", `CONNECT needs host:port, received "${req.url}"`);
-    const decision = this.decide(target.host, target.port);
+    const decision = await this.decide(target.host, target.port);
     if (!decision.allowed) return reject("403 Forbidden", decision.message);
     const resolved = await resolveTarget(target.host);
     if ("error" in resolved) return reject("403 Forbidden", resolved.error);
@@ -129,7 +129,7 @@ export class EgressProxy {
     if (url.protocol !== "http:") return this.refuse(res, `Only http:// is proxied directly; use CONNECT (HTTPS_PROXY) for ${url.protocol}`);
     const port = url.port === "" ? 80 : Number(url.port);
     const host = url.hostname.toLowerCase();
-    const decision = this.decide(host, port);
+    const decision = await this.decide(host, port);
     if (!decision.allowed) return this.refuse(res, decision.message);
     const resolved = await resolveTarget(host);
     if ("error" in resolved) return this.refuse(res, resolved.error);

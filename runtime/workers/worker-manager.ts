@@ -4,7 +4,7 @@ import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
 import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
-import { decideEgress } from "../net/decide-egress.js";
+import { decideEgress, shouldPromptEgress } from "../net/decide-egress.js";
 import { EgressProxies } from "../net/egress-proxies.js";
 import { admitEnv } from "../permissions/env-grant.js";
 import { isInside, type PermissionsInput, type Policy } from "../permissions/policy.js";
@@ -47,6 +47,9 @@ export interface WorkerManagerDeps {
   readonly events: EventLog;
 }
 
+/** Asks a reviewer whether a worker may reach a destination; true when approved. */
+export type NetPrompter = (workerId: string, target: string) => Promise<boolean>;
+
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
 export type WorkerDownListener = (workerId: string) => void;
 
@@ -60,6 +63,7 @@ export class WorkerManager {
   private readonly proxies = new EgressProxies();
   /** Values of env vars given to workers: redacted from events and logs. */
   private readonly secretValues = new Set<string>();
+  private netPrompter: NetPrompter | undefined;
   /** Last tool call or exec per worker, for idle timeouts. */
   private readonly activity = new Map<string, number>();
   /** Live policies, for the egress proxies' synchronous decisions. */
@@ -390,13 +394,22 @@ export class WorkerManager {
     };
   }
 
+  /** Lets permission prompts for network destinations reach the operator's approval queue. */
+  setNetPrompter(prompter: NetPrompter): void {
+    this.netPrompter = prompter;
+  }
+
   /** Starts the worker's egress proxy; it decides each request from the live policy. */
   private async ensureProxy(id: string): Promise<void> {
-    await this.proxies.ensure(id, path.join(this.runDir(id), PROXY_SOCKET_NAME), (host, port) => {
+    await this.proxies.ensure(id, path.join(this.runDir(id), PROXY_SOCKET_NAME), async (host, port) => {
       const policy = this.policies.get(id);
       if (policy === undefined) return { allowed: false, message: "PermissionDenied: the worker is not running" };
       const decision = decideEgress(policy, host, port);
       if (decision.allowed && decision.audited) void this.recordAudit(id, [{ kind: "net", target: `${host}:${port}` }]).catch(() => undefined);
+      if (!decision.allowed && this.netPrompter !== undefined && shouldPromptEgress(policy, host, port)) {
+        const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+        return (await this.netPrompter(id, target)) ? { allowed: true } : decision;
+      }
       return decision;
     });
   }

@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import { startLoopbackServer } from "./helpers/loopback-server.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -141,6 +142,24 @@ describe("approval gates", () => {
     expect(policy.body.permissions.run).toEqual(["git", "ls", "python3"]);
     expect(((await client.callTool({ name: "shell", arguments: { command: "python3 -c 'print(1)'" } })).structuredContent as { stdout: string }).stdout).toBe("1\n");
     expect((await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?workerId=${worker.id}`)).body.approvals).toHaveLength(1);
+  });
+
+  it("a network destination outside the grants becomes an approval; approved for the worker's life it joins net", async () => {
+    const server = await startLoopbackServer("prompted");
+    try {
+      const { worker } = await spawn({ permissions: { prompt: true } });
+      const fetch = () => test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: `curl -s http://127.0.0.1:${server.port}/asked` });
+      const first = fetch();
+      const [approval] = await pending(worker.id);
+      expect(approval).toMatchObject({ tool: "net", input: { kind: "net", target: `127.0.0.1:${server.port}` } });
+      await decide(approval?.id ?? "", { decision: "approve", scope: "worker" });
+      expect((await first).body.stdout).toBe("hello from prompted GET /asked");
+      expect((await fetch()).body.stdout).toBe("hello from prompted GET /asked");
+      const policy = await test.api<{ permissions: { net: string[] } }>("GET", `/v1/workers/${worker.id}/permissions`);
+      expect(policy.body.permissions.net).toEqual([`127.0.0.1:${server.port}`]);
+    } finally {
+      await server.close();
+    }
   });
 
   it("records every request and decision in the audit trail, in order, with durations", async () => {
