@@ -449,7 +449,11 @@ export class WorkerManager {
 
   private async refresh(worker: Worker): Promise<Worker> {
     const refreshed = await refreshStatus(this.deps.driver, worker);
-    return refreshed === worker ? worker : this.save(refreshed);
+    if (refreshed === worker) return worker;
+    if (refreshed.status !== worker.status) {
+      await this.deps.events.append(worker.id, "status_changed", { from: worker.status, to: refreshed.status, error: refreshed.error });
+    }
+    return this.save(refreshed);
   }
 
   private async load(id: string): Promise<Worker> {

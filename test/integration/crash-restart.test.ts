@@ -41,6 +41,8 @@ describe("a killed container", () => {
     const after = await test.api<ApiWorker>("GET", `/v1/workers/${worker.id}`);
     expect(after.body.status).toBe("failed");
     expect(after.body.error).toMatch(/exited with code 137/);
+    const events = await test.api<{ events: { type: string; to?: string }[] }>("GET", `/v1/workers/${worker.id}/events?type=status_changed`);
+    expect(events.body.events.at(-1)).toMatchObject({ type: "status_changed", to: "failed" });
     expect(await readFile(path.join(worker.workspace, "precious.txt"), "utf8")).toBe("do not lose me");
     // Starting it again brings the same workspace back.
     const restarted = await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/start`);
