@@ -6,7 +6,10 @@ import type { WorkerManager } from "../runtime/workers/worker-manager.js";
 import type { WorkerBridge } from "./mcp/worker-bridge.js";
 import { bearerAuth, hostAndOriginGuard } from "./middleware/guards.js";
 import type { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
+import type { PipelineService } from "../runtime/pipeline/pipeline-service.js";
+import type { OrchestratorEndpoint } from "./orchestrator/orchestrator-endpoint.js";
 import { createApprovalRoutes } from "./routes/approvals.js";
+import { createTaskRoutes } from "./routes/tasks.js";
 import { createEventRoutes } from "./routes/events.js";
 import { createWorkerRoutes } from "./routes/workers.js";
 import type { EventLog } from "../runtime/events/event-log.js";
@@ -26,6 +29,8 @@ export interface AppDeps {
   readonly log: (message: string) => void;
   readonly events: EventLog;
   readonly approvals: ApprovalQueue;
+  readonly orchestrator: OrchestratorEndpoint;
+  readonly pipeline: PipelineService;
 }
 
 function tooLarge(limit: number) {
@@ -64,6 +69,8 @@ export function createApp(deps: AppDeps): Hono {
 
   app.use("/v1/*", bearerAuth(deps.token));
 
+  app.all("/v1/mcp", bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }), async (c) => deps.orchestrator.handle(c.req.raw));
+  app.route("/v1/tasks", createTaskRoutes(deps.pipeline));
   app.all("/v1/workers/:id/mcp", bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }), async (c) =>
     deps.bridge.handle(c.req.param("id"), c.req.raw),
   );

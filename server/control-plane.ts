@@ -10,7 +10,10 @@ import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { z } from "zod";
+import { AgentRunner } from "../runtime/agents/agent-runner.js";
 import { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
+import { PipelineService } from "../runtime/pipeline/pipeline-service.js";
+import { OrchestratorEndpoint } from "./orchestrator/orchestrator-endpoint.js";
 import { EventLog } from "../runtime/events/event-log.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
@@ -106,6 +109,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     grantForLife: (workerId, permission) => manager.grantPermission(workerId, permission),
   });
   await approvals.abandonLeftovers();
+  const agents = new AgentRunner(driver, (workerId, type, data) => events.append(workerId, type, data));
+  const pipeline = new PipelineService({
+    store,
+    driver,
+    agents,
+    requireRunning: (workerId) => manager.requireRunning(workerId),
+    event: (workerId, type, data) => events.append(workerId, type, data),
+  });
+  const orchestrator = new OrchestratorEndpoint({ manager, pipeline, agents, driver }, config.maxMcpBodyBytes);
   manager.setNetPrompter(async (workerId, target) => {
     const worker = await manager.get(workerId);
     const answer = await approvals.request(
@@ -161,6 +173,8 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     log,
     events,
     approvals,
+    orchestrator,
+    pipeline,
   });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));
@@ -185,6 +199,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     bridge,
     close: async () => {
       watchdog.stop();
+      await orchestrator.closeAll();
       await bridge.closeAll();
       await manager.close();
       await new Promise<void>((resolve) => {

@@ -40,13 +40,20 @@ async function main(): Promise<void> {
       return answer(await runCommand(root, await readStdin()));
     case "forward":
       return forwardToProxy();
+    case "call": {
+      // One tool call for the control plane (orchestrator inspection, quality checks): args on stdin, the result as one JSON line.
+      const tool = rest[0] ?? "";
+      const { registry } = createToolServer({ root, gate: parseGate(process.env.WORKCELL_GATE) });
+      const args = JSON.parse((await readStdin()) || "{}") as unknown;
+      return answer(await registry.call(tool, args, { signal: new AbortController().signal, sendNotification: async () => undefined }));
+    }
     case "diff": {
       const base = rest[0];
       if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return answer({ error: "usage: diff <baseCommit sha>" });
       return answer(await diffSinceBase(root, base));
     }
     default:
-      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff or forward` });
+      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff, forward or call` });
       process.exitCode = 2;
   }
 }

@@ -15,6 +15,7 @@ import { registerPermissionsTool } from "./permissions/permissions-tool.js";
 import { PolicySource } from "./permissions/policy-file.js";
 import { createApprover } from "./approvals/approval-client.js";
 import { gateCall } from "./approvals/approval-gate.js";
+import { registerQualityTool } from "./quality/quality-tool.js";
 import { ToolRegistry } from "./registry.js";
 import { registerSearchTools } from "./search/search-tools.js";
 import { ProcessManager } from "./shell/process-manager.js";
@@ -62,6 +63,7 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
   registerBuildTools(registry, access, gate);
   registerTestTool(registry, access);
   registerPermissionsTool(registry, access);
+  registerQualityTool(registry, root);
   registerFinishTool(registry, root, gate);
   registerPipelineTool(registry);
   registerCodingPrompt(server, root);

@@ -5,6 +5,7 @@ import { DurableJsonFile } from "./durable-json-file.js";
 import { z } from "zod";
 import { AppError } from "../errors/app-error.js";
 import { ApprovalSchema, type Approval } from "../approvals/approval.js";
+import { TaskSchema, type Task } from "../pipeline/task.js";
 import { WorkerSchema, type Worker } from "../workers/worker.js";
 import type { StateStore } from "./state-store.js";
 
@@ -12,6 +13,7 @@ const StateSchema = z.object({
   version: z.literal(1),
   workers: z.record(z.string(), WorkerSchema),
   approvals: z.record(z.string(), ApprovalSchema).default({}),
+  tasks: z.record(z.string(), TaskSchema).default({}),
 });
 type State = z.infer<typeof StateSchema>;
 
@@ -32,7 +34,7 @@ export class LowdbStateStore implements StateStore {
     for (const name of await readdir(dataDir)) {
       if (/^\.state\.json\.[0-9a-f]+\.tmp$/.test(name)) await rm(path.join(dataDir, name), { force: true });
     }
-    const db = new Low<State>(new DurableJsonFile<State>(file), { version: 1, workers: {}, approvals: {} });
+    const db = new Low<State>(new DurableJsonFile<State>(file), { version: 1, workers: {}, approvals: {}, tasks: {} });
     try {
       await db.read();
     } catch (error) {
@@ -85,6 +87,24 @@ export class LowdbStateStore implements StateStore {
   putApproval(approval: Approval): Promise<void> {
     return this.enqueue(async () => {
       this.db.data.approvals[approval.id] = structuredClone(approval);
+      await this.db.write();
+    });
+  }
+
+  async listTasks(): Promise<Task[]> {
+    await this.queue;
+    return Object.values(this.db.data.tasks).map((task) => structuredClone(task));
+  }
+
+  async getTask(id: string): Promise<Task | undefined> {
+    await this.queue;
+    const task = this.db.data.tasks[id];
+    return task === undefined ? undefined : structuredClone(task);
+  }
+
+  putTask(task: Task): Promise<void> {
+    return this.enqueue(async () => {
+      this.db.data.tasks[task.id] = structuredClone(task);
       await this.db.write();
     });
   }

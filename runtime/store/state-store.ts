@@ -1,4 +1,5 @@
 import type { Approval } from "../approvals/approval.js";
+import type { Task } from "../pipeline/task.js";
 import type { Worker } from "../workers/worker.js";
 
 /** Where workers are persisted. Writes are serialized by the implementation. */
@@ -10,4 +11,7 @@ export interface StateStore {
   listApprovals(): Promise<Approval[]>;
   getApproval(id: string): Promise<Approval | undefined>;
   putApproval(approval: Approval): Promise<void>;
+  listTasks(): Promise<Task[]>;
+  getTask(id: string): Promise<Task | undefined>;
+  putTask(task: Task): Promise<void>;
 }

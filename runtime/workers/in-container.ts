@@ -40,3 +40,37 @@ export async function callInContainer<T>(
   if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }
+
+/** A tool result as the worker's tools answer it (validated loosely: it comes from the sandbox). */
+export const ToolResultSchema = z
+  .object({
+    content: z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
+    structuredContent: z.record(z.string(), z.unknown()).optional(),
+    isError: z.boolean().optional(),
+  })
+  .passthrough();
+export type WorkerToolResult = z.infer<typeof ToolResultSchema>;
+
+/** Calls one of the worker's own tools inside its container (same confinement and policy as for the agent). */
+export function callWorkerTool(driver: ContainerDriver, containerId: string, tool: string, args: Record<string, unknown>, env: readonly string[] = []): Promise<WorkerToolResult> {
+  return callInContainerWithEnv(driver, containerId, ["call", tool], ToolResultSchema, Buffer.from(JSON.stringify(args)), env);
+}
+
+async function callInContainerWithEnv<T>(driver: ContainerDriver, containerId: string, argv: readonly string[], schema: z.ZodType<T, unknown>, stdin: Buffer, env: readonly string[]): Promise<T> {
+  const result = await driver.exec(containerId, { argv: ["node", TOOLS_PATH, ...argv], stdin, env });
+  const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
+  return parsed.data;
+}
+
+/** The text of a worker tool result. */
+export function toolText(result: WorkerToolResult): string {
+  return result.content.filter((block) => block.type === "text").map((block) => block.text ?? "").join("\n");
+}

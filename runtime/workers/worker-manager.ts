@@ -113,6 +113,7 @@ export class WorkerManager {
     }
     for (const value of Object.values(admitted.env)) this.secretValues.add(value);
     for (const value of Object.values(input.env ?? {})) this.secretValues.add(value);
+    for (const value of Object.values(input.agent?.env ?? {})) this.secretValues.add(value);
     const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
     const id = await this.newId();
     const prefix = input.name ?? "agent";
@@ -127,6 +128,8 @@ export class WorkerManager {
       baseCommit: source.baseCommit,
       workspace: path.join(this.workerDir(id), "workspace"),
       image: input.image ?? this.deps.defaultImage,
+      ...(input.model === undefined ? {} : { model: input.model }),
+      ...(input.agent === undefined ? {} : { agent: input.agent }),
       ...(runtime === undefined ? {} : { runtime }),
       permissions: policy,
       approvals: ApprovalSettingsSchema.parse(input.approvals ?? {}),
@@ -317,6 +320,24 @@ export class WorkerManager {
       await this.save({ ...updated, pendingRestart: appliesOnNextStart || undefined });
       await this.deps.events.append(id, "permissions_changed", { appliesOnNextStart });
       return { permissions: policy, appliesOnNextStart };
+    });
+  }
+
+  /** A worker by id or by name (names are not unique; the newest wins). */
+  async resolve(ref: string): Promise<Worker> {
+    const byId = await this.deps.store.getWorker(ref);
+    if (byId !== undefined) return this.get(byId.id);
+    const named = (await this.deps.store.listWorkers()).filter((worker) => worker.name === ref).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+    if (named === undefined) throw new AppError("not_found", `No worker with id or name "${ref.slice(0, 64)}". list_workers shows them.`);
+    return this.get(named.id);
+  }
+
+  /** Sets the model the worker's agent gets in WORKCELL_MODEL. */
+  async setModel(id: string, model: string): Promise<Worker> {
+    return this.lock.run(id, async () => {
+      const saved = await this.save({ ...(await this.load(id)), model });
+      await this.deps.events.append(id, "model_changed", { model });
+      return saved;
     });
   }
 

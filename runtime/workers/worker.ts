@@ -23,6 +23,15 @@ export type Resources = z.infer<typeof ResourcesSchema>;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
+/** A program run inside the worker's container with a prompt on stdin. */
+export const AgentSpecSchema = z
+  .object({
+    command: z.array(z.string().min(1)).min(1).max(64).describe("argv of the agent program, run inside the worker"),
+    env: z.record(z.string().regex(ENV_NAME), z.string().max(32_768)).optional().describe("Extra environment for the agent"),
+  })
+  .strict();
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
 /** The body of `POST /v1/workers`. */
 export const CreateWorkerInputSchema = z
   .object({
@@ -37,6 +46,8 @@ export const CreateWorkerInputSchema = z
     runtime: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").max(64).optional(),
     permissions: PermissionsInputSchema.optional(),
     approvals: ApprovalSettingsInputSchema.optional(),
+    model: z.string().min(1).max(200).optional().describe("The model the worker's agent should use (WORKCELL_MODEL)"),
+    agent: AgentSpecSchema.optional(),
     resources: ResourcesSchema.optional(),
     env: z
       .record(z.string().regex(ENV_NAME, "env names must match [A-Za-z_][A-Za-z0-9_]*"), z.string().max(32_768))
@@ -89,6 +100,8 @@ export const WorkerSchema = z.object({
     timeoutMs: z.number().optional(),
     idleTimeoutMs: z.number().optional(),
   }),
+  model: z.string().optional(),
+  agent: AgentSpecSchema.optional(),
   /** When the container last started (for timeoutMs). */
   startedAt: z.string().optional(),
   /** Why the control plane stopped the worker on its own (disk, lifetime, idleness). */
@@ -110,11 +123,12 @@ export type Worker = z.infer<typeof WorkerSchema>;
 
 /** Fields that never leave the control plane. */
 export function toPublicWorker(worker: Worker, baseUrl: string) {
-  const { desired: _desired, objectDirs: _objectDirs, env, gate, audit: _audit, ...visible } = worker;
+  const { desired: _desired, objectDirs: _objectDirs, env, gate, audit: _audit, agent, ...visible } = worker;
   return {
     ...visible,
     mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`,
     envNames: Object.keys(env),
+    ...(agent === undefined ? {} : { agent: { command: agent.command, envNames: Object.keys(agent.env ?? {}) } }),
     network: worker.permissions.net === true ? "bridged" : Array.isArray(worker.permissions.net) ? "proxied" : "none",
     ...(gate === undefined ? {} : { task: gate.task, validation: { validated: gate.validatedTree !== null, consecutiveFailures: gate.failures } }),
   };

@@ -25,7 +25,7 @@ const PACKAGE_TEST = /^\s*(npm|pnpm|yarn)\s+(?:run\s+)?test\b/;
  * filter in the runner's own syntax. `npm test` style commands are resolved through the
  * package's test script. Pure.
  */
-export function planTestRun(command: string, options: { filter?: string | undefined; reportPath: string; testScript?: string | undefined }): TestPlan {
+export function planTestRun(command: string, options: { filter?: string | undefined; reportPath: string; testScript?: string | undefined; coverage?: boolean | undefined }): TestPlan {
   const { filter, reportPath } = options;
   const packageTest = PACKAGE_TEST.exec(command);
   const runnerText = packageTest && options.testScript !== undefined ? options.testScript : command;
@@ -47,7 +47,7 @@ export function planTestRun(command: string, options: { filter?: string | undefi
   } else if (/\bnode\b[^&|;]*\s--test\b/.test(runnerText)) {
     // node wants its options before the test files, so they go right after --test; a
     // package script is run directly for that (npm would append them after the files).
-    const flags = ` --test-reporter=tap${filter ? ` --test-name-pattern=${shellQuote(filter)}` : ""}`;
+    const flags = ` --test-reporter=tap${options.coverage ? " --experimental-test-coverage" : ""}${filter ? ` --test-name-pattern=${shellQuote(filter)}` : ""}`;
     const injected = runnerText.replace(/(\bnode\b[^&|;]*?\s--test)\b/, `$1${flags}`);
     return { command: injected, report: undefined, ...(packageTest ? { packageBin: true } : {}) };
   } else if (/\bgo\s+test\b/.test(runnerText) && !packageTest) {

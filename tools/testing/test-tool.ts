@@ -50,6 +50,12 @@ async function readTestScript(cwd: string): Promise<string | undefined> {
   }
 }
 
+/** The overall line coverage from node's coverage report (`# all files | 85.71 | ...`), if present. Pure. */
+export function parseLineCoverage(output: string): number | undefined {
+  const match = /^#?\s*all files\s*\|\s*([\d.]+)/m.exec(output);
+  return match ? Number(match[1]) : undefined;
+}
+
 /** Registers `test_run`. */
 export function registerTestTool(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
@@ -61,15 +67,16 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl):
       filter: z.string().min(1).optional().describe("Only tests matching this name, in the runner's syntax (pytest -k, go -run, vitest/jest -t, ...)"),
       cwd: z.string().optional().describe("Working directory relative to /workspace"),
       timeoutMs: z.number().int().min(1_000).max(TEST_TIMEOUT_MS).optional().describe("Timeout in milliseconds (default 20 minutes)"),
+      coverage: z.boolean().optional().describe("Measure line coverage where the runner can (node --test)"),
     },
     annotations: { destructiveHint: false, openWorldHint: false },
-    handler: async ({ command, filter, cwd, timeoutMs }, { signal }) => {
+    handler: async ({ command, filter, cwd, timeoutMs, coverage }, { signal }) => {
       const directory = await access.resolve(cwd ?? ".", "read");
       const base = command ?? inspectProject(directory.absolute).testCommand;
       if (base === null) return errorResult("No test command was given and none could be detected (project_info says unknown). Pass command.");
       await access.checkCommand(base);
       const reportPath = path.join(tmpdir(), `workcell-test-report-${randomBytes(6).toString("hex")}`);
-      const plan = planTestRun(base, { filter, reportPath, testScript: await readTestScript(directory.absolute) });
+      const plan = planTestRun(base, { filter, reportPath, testScript: await readTestScript(directory.absolute), coverage });
       const startedMs = Date.now();
       const env = plan.packageBin ? { ...OFFLINE_ENV, PATH: `${path.join(directory.absolute, "node_modules", ".bin")}:${process.env.PATH ?? ""}` } : OFFLINE_ENV;
       const run = await runProcess({ command: plan.command, cwd: directory.absolute, timeoutMs: timeoutMs ?? TEST_TIMEOUT_MS, maxOutputBytes: MAX_TEST_OUTPUT_BYTES, env, signal });
@@ -82,7 +89,20 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl):
           : { passed: 0, failed: 1, skipped: 0, failures: [{ testName: "(test command)", message: `exit code ${run.exitCode ?? "none"}${run.timedOut ? " (timed out)" : ""}`, stackTrace: capText(combined.trim(), OUTPUT_TAIL_CHARS).text }] });
       const success = run.exitCode === 0 && !run.timedOut && summary.failed === 0;
       const failures = summary.failures.map((failure) => ({ ...failure, stackTrace: capText(failure.stackTrace, MAX_STACK_CHARS).text }));
-      const structured = { success, passed: summary.passed, failed: summary.failed, skipped: summary.skipped, durationMs: run.durationMs, failures, command: plan.command, exitCode: run.exitCode, timedOut: run.timedOut, parsed: parsed !== undefined };
+      const lineCoverage = parseLineCoverage(combined);
+      const structured = {
+        success,
+        passed: summary.passed,
+        failed: summary.failed,
+        skipped: summary.skipped,
+        durationMs: run.durationMs,
+        failures,
+        command: plan.command,
+        exitCode: run.exitCode,
+        timedOut: run.timedOut,
+        parsed: parsed !== undefined,
+        ...(lineCoverage === undefined ? {} : { lineCoverage }),
+      };
       const lines = [
         `${success ? "Tests passed" : "Tests failed"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped in ${run.durationMs} ms (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${plan.command}`,
         ...failures.slice(0, MAX_FAILURES_LISTED).map((failure) => `FAILED ${failure.testName}: ${failure.message}`),

@@ -5,6 +5,8 @@ import { allowedHostHeaders, tokensMatch } from "../../../server/middleware/guar
 import type { ContainerDriver } from "../../../runtime/docker/container-driver.js";
 import { dockerUnavailable } from "../../../runtime/docker/docker-driver.js";
 import type { ApprovalQueue } from "../../../runtime/approvals/approval-queue.js";
+import type { PipelineService } from "../../../runtime/pipeline/pipeline-service.js";
+import type { OrchestratorEndpoint } from "../../../server/orchestrator/orchestrator-endpoint.js";
 import type { EventLog } from "../../../runtime/events/event-log.js";
 import type { WorkerManager } from "../../../runtime/workers/worker-manager.js";
 
@@ -36,6 +38,8 @@ function makeApp(driver: Partial<ContainerDriver> = {}) {
     log: () => undefined,
     events: {} as EventLog,
     approvals: {} as ApprovalQueue,
+    orchestrator: {} as OrchestratorEndpoint,
+    pipeline: {} as PipelineService,
   });
 }
 

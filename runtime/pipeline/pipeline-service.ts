@@ -1,0 +1,194 @@
+import { randomBytes } from "node:crypto";
+import type { AgentRunner } from "../agents/agent-runner.js";
+import type { ContainerDriver } from "../docker/container-driver.js";
+import { AppError } from "../errors/app-error.js";
+import type { StateStore } from "../store/state-store.js";
+import { callWorkerTool, toolText } from "../workers/in-container.js";
+import { KeyedLock } from "../workers/keyed-lock.js";
+import type { Worker } from "../workers/worker.js";
+import type { Task, Transition } from "./task.js";
+import { allowedPositions, decideTransition, describeStep, SEQUENCE, type Step, type StepTool, type TransitionDecision } from "./transitions.js";
+
+/** What a refused out-of-order call answers. */
+export interface SequenceViolation {
+  error: "sequence_violation";
+  task_id: string;
+  current_stage: string;
+  attempted_stage: string;
+  allowed_next: string[];
+  message: string;
+  transition_history: Transition[];
+}
+
+/** What a successful step answers. */
+export interface StepResult {
+  task_id: string;
+  stage: string;
+  allowed_next: string[];
+  [key: string]: unknown;
+}
+
+/** What the pipeline needs from the rest of the control plane. */
+export interface PipelineDeps {
+  readonly store: StateStore;
+  readonly driver: ContainerDriver;
+  readonly agents: AgentRunner;
+  requireRunning(workerId: string): Promise<{ worker: Worker; containerId: string }>;
+  event(workerId: string, type: string, data: Record<string, unknown>): Promise<unknown>;
+}
+
+const HINTS: Record<Task["type"], string> = {
+  greenfield: "Greenfield: describe the new behaviour as a feature file first, then build it outside-in.",
+  bugfix: "Bugfix: write a scenario that reproduces the bug first; it must fail before the fix and pass after.",
+  change: "Change: describe how the existing behaviour changes in the feature file before touching the code.",
+};
+
+const COMMIT_SCRIPT = 'git add -A && if git diff --cached --quiet; then echo "NOTHING"; else git commit -q -m "$WORKCELL_COMMIT_MESSAGE" && git rev-parse HEAD; fi';
+
+/**
+ * The BDD pipeline enforcer. Every call is checked against the transition table and
+ * recorded in the same locked step, so two concurrent calls cannot both advance a task;
+ * the work behind each step (dispatching a prompt, committing, running the quality checks)
+ * really happens in the worker.
+ */
+export class PipelineService {
+  private readonly lock = new KeyedLock();
+
+  constructor(private readonly deps: PipelineDeps) {}
+
+  async acceptGoal(input: { goal: string; type: Task["type"]; worker: Worker }): Promise<StepResult & { hint: string; next: string }> {
+    await this.deps.requireRunning(input.worker.id);
+    const now = new Date().toISOString();
+    const task: Task = {
+      id: `task_${randomBytes(6).toString("hex")}`,
+      workerId: input.worker.id,
+      goal: input.goal,
+      type: input.type,
+      position: 0,
+      blocked: false,
+      status: "active",
+      transitions: [{ from_stage: "start", to_stage: "accept_goal", created_at: now }],
+      commits: 0,
+      createdAt: now,
+    };
+    await this.deps.store.putTask(task);
+    await this.deps.event(task.workerId, "pipeline_transition", { taskId: task.id, from: "start", to: "accept_goal", goal: task.goal });
+    return { task_id: task.id, stage: "accept_goal", next: "instruct_feature_file", allowed_next: ["instruct_feature_file"], hint: HINTS[input.type] };
+  }
+
+  /** Performs `tool` on the task if the table allows it now; otherwise answers the violation. */
+  async step(tool: Exclude<StepTool, "accept_goal">, input: { task_id: string; prompt?: string | undefined; summary?: string | undefined }): Promise<StepResult | SequenceViolation> {
+    return this.lock.run(input.task_id, async () => {
+      const task = await this.load(input.task_id);
+      const decision: TransitionDecision =
+        task.status === "complete" ? { ok: false, allowedNext: [], message: `Task ${task.id} is complete; nothing follows mark_complete.` } : decideTransition(task.position, task.blocked, tool);
+      if (!decision.ok) {
+        return {
+          error: "sequence_violation",
+          task_id: task.id,
+          current_stage: describeStep(task.position),
+          attempted_stage: tool,
+          allowed_next: decision.allowedNext,
+          message: decision.message,
+          transition_history: task.transitions,
+        };
+      }
+      const target = SEQUENCE[decision.to] as Step;
+      const outcome = await this.perform(task, target, input);
+      const transition: Transition = {
+        from_stage: describeStep(task.position),
+        to_stage: describeStep(decision.to),
+        created_at: new Date().toISOString(),
+        ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
+        ...(outcome.commitSha === undefined ? {} : { commit_sha: outcome.commitSha }),
+        ...(outcome.quality === undefined ? {} : { quality_results: outcome.quality }),
+      };
+      const updated: Task = {
+        ...task,
+        position: decision.to,
+        blocked: outcome.blocked,
+        transitions: [...task.transitions, transition],
+        commits: task.commits + (outcome.commitSha === undefined ? 0 : 1),
+        ...(outcome.coverage === undefined ? {} : { coverage: outcome.coverage }),
+        ...(target.tool === "mark_complete" ? { status: "complete" as const, completedAt: transition.created_at, ...(input.summary === undefined ? {} : { summary: input.summary }) } : {}),
+      };
+      await this.deps.store.putTask(updated);
+      await this.deps.event(task.workerId, "pipeline_transition", { taskId: task.id, from: transition.from_stage, to: transition.to_stage, commitSha: transition.commit_sha, blocked: updated.blocked });
+      const allowed = updated.status === "complete" ? [] : [...new Set(allowedPositions(updated.position, updated.blocked).map((p) => (SEQUENCE[p] as Step).tool))];
+      const base: StepResult = { task_id: task.id, stage: transition.to_stage, allowed_next: allowed, ...outcome.answer };
+      if (target.tool === "mark_complete") {
+        return {
+          ...base,
+          status: "complete",
+          total_transitions: updated.transitions.length,
+          total_commits: updated.commits,
+          duration: Date.parse(transition.created_at) - Date.parse(task.createdAt),
+        };
+      }
+      return base;
+    });
+  }
+
+  async get(id: string): Promise<Task> {
+    return this.load(id);
+  }
+
+  async list(): Promise<Task[]> {
+    return (await this.deps.store.listTasks()).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** The worker's task that is not complete, if any. */
+  async activeTask(workerId: string): Promise<Task | undefined> {
+    return (await this.list()).find((task) => task.workerId === workerId && task.status === "active");
+  }
+
+  private async perform(
+    task: Task,
+    target: Step,
+    input: { prompt?: string | undefined },
+  ): Promise<{ blocked: boolean; commitSha?: string; quality?: unknown; coverage?: number; answer: Record<string, unknown> }> {
+    const { worker, containerId } = await this.deps.requireRunning(task.workerId);
+    switch (target.tool) {
+      case "instruct_feature_file":
+      case "instruct_step_defs":
+      case "instruct_unit_tests":
+      case "instruct_implementation":
+      case "instruct_refactor":
+      case "run_validation": {
+        if (input.prompt === undefined || input.prompt.trim() === "") throw new AppError("invalid_input", `${target.tool} needs a prompt for the worker's agent.`);
+        await this.deps.agents.dispatch(worker, containerId, input.prompt, target.tool);
+        return { blocked: false, answer: { dispatched: true, message: "The prompt was given to the worker's agent; check_worker_status shows when it is done." } };
+      }
+      case "commit": {
+        if (this.deps.agents.status(worker.id).busy) throw new AppError("conflict", `The agent of worker ${worker.id} is still working; commit once check_worker_status says it is not busy.`);
+        const message = `${target.context}: ${task.goal}`.slice(0, 500);
+        const result = await this.deps.driver.exec(containerId, { argv: ["bash", "-c", COMMIT_SCRIPT], env: [`WORKCELL_COMMIT_MESSAGE=${message}`] });
+        const out = result.stdout.toString("utf8").trim();
+        if (result.exitCode !== 0) throw new AppError("conflict", `Committing in worker ${worker.id} failed: ${result.stderr.toString("utf8").trim().slice(0, 1_000)}`);
+        if (out === "NOTHING") return { blocked: false, answer: { committed: false, message: "Nothing to commit; recorded as a no-op." } };
+        return { blocked: false, commitSha: out, answer: { committed: true, commit_sha: out } };
+      }
+      case "run_quality_checks": {
+        const result = await callWorkerTool(this.deps.driver, containerId, "quality_checks", { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) });
+        const structured = (result.structuredContent ?? {}) as { passed?: boolean; blocking?: boolean; checks?: unknown; coverage?: number };
+        const blocked = structured.blocking === true;
+        return {
+          blocked,
+          quality: structured,
+          ...(target.context === "post_implementation" && typeof structured.coverage === "number" ? { coverage: structured.coverage } : {}),
+          answer: { passed: structured.passed === true, blocking: blocked, checks: structured.checks ?? [], report: toolText(result), ...(blocked ? { message: "The checks failed and block progress: go back and fix it." } : {}) },
+        };
+      }
+      case "mark_complete":
+        return { blocked: false, answer: {} };
+      default:
+        throw new AppError("internal", `No action for ${target.tool}.`);
+    }
+  }
+
+  private async load(id: string): Promise<Task> {
+    const task = await this.deps.store.getTask(id);
+    if (task === undefined) throw new AppError("not_found", `No task with id "${id.slice(0, 64)}". accept_goal starts one; GET /v1/tasks lists them.`);
+    return task;
+  }
+}
