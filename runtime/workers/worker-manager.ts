@@ -25,6 +25,8 @@ import { ApprovalSettingsSchema } from "../approvals/approval.js";
 import { GateStateSchema, type CreateWorkerInput, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
+/** How many times (50 ms apart, plus the probe itself) a start waits for the egress forwarder. */
+const FORWARDER_WAIT_ATTEMPTS = 150;
 
 /** What the manager needs from the outside world. */
 export interface WorkerManagerDeps {
@@ -398,11 +400,25 @@ export class WorkerManager {
       await this.save({ ...worker, containerId });
     }
     await driver.start(containerId);
+    if (usesEgressProxy(worker.permissions)) await this.waitForForwarder(containerId);
     const started: Worker = { ...worker, containerId, status: "running", error: undefined, startedAt: new Date().toISOString() };
     delete started.pendingRestart;
     delete started.stopReason;
     this.touch(worker.id);
     return this.save(started);
+  }
+
+  /**
+   * Waits until the container's egress forwarder accepts connections, so the first
+   * command after a start never races it.
+   */
+  private async waitForForwarder(containerId: string): Promise<void> {
+    for (let attempt = 0; attempt < FORWARDER_WAIT_ATTEMPTS; attempt += 1) {
+      const probe = await this.deps.driver.exec(containerId, { argv: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128"] });
+      if (probe.exitCode === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new AppError("internal", "The worker's egress forwarder did not start within 10 s; check the container's logs.");
   }
 
   private async specOptions(worker: Worker): Promise<SpecOptions> {
