@@ -173,6 +173,37 @@ describe("pipeline enforcement", () => {
     expect((await call<{ passed: boolean; allowed_next: string[] }>("run_quality_checks", { task_id: task })).body).toMatchObject({ passed: true, allowed_next: ["instruct_refactor", "instruct_implementation"] });
   }, 240_000);
 
+  it("going back from run_validation to instruct_unit_tests resumes the full sequence from there", async () => {
+    const worker = await spawnAgentWorker("pipe-resume");
+    const task = (await call<{ task_id: string }>("accept_goal", { goal: "Greet again", type: "change", worker: worker.id })).body.task_id;
+    const phases: [string, string][] = [
+      ["instruct_feature_file", PROMPTS.feature],
+      ["instruct_step_defs", PROMPTS.steps],
+      ["instruct_unit_tests", PROMPTS.unitTests],
+      ["instruct_implementation", PROMPTS.implementation],
+      ["instruct_refactor", PROMPTS.refactor],
+    ];
+    for (const [tool, prompt] of phases) {
+      await instruct(tool, task, prompt, worker.id);
+      await call("commit", { task_id: task });
+      await call("run_quality_checks", { task_id: task });
+    }
+    await instruct("run_validation", task, PROMPTS.validation, worker.id);
+    const back = await call<{ stage: string; allowed_next: string[] }>("instruct_unit_tests", { task_id: task, prompt: "FILE test/extra.test.js\nconst test = require(\"node:test\");\ntest(\"extra\", () => {});\nEND" });
+    expect(back.body).toMatchObject({ stage: "instruct_unit_tests", allowed_next: ["commit"] });
+    await waitIdle(worker.id);
+    for (const [tool, prompt] of phases.slice(3)) {
+      await call("commit", { task_id: task });
+      await call("run_quality_checks", { task_id: task });
+      await instruct(tool, task, prompt, worker.id);
+    }
+    await call("commit", { task_id: task });
+    await call("run_quality_checks", { task_id: task });
+    await instruct("run_validation", task, PROMPTS.validation, worker.id);
+    const done = await call<{ status: string; total_transitions: number }>("mark_complete", { task_id: task, summary: "done twice" });
+    expect(done.body).toMatchObject({ status: "complete", total_transitions: 28 });
+  }, 240_000);
+
   it("two concurrent calls advance a task once, and a restart keeps the state", async () => {
     const worker = await spawnAgentWorker("pipe-back");
     const task = (await call<{ task_id: string }>("accept_goal", { goal: "Greet", type: "change", worker: worker.id })).body.task_id;
