@@ -1,32 +1,28 @@
 import { randomBytes } from "node:crypto";
-import { realpath, rm, stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
-import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
-import { decideEgress, shouldPromptEgress } from "../net/decide-egress.js";
-import { EgressProxies } from "../net/egress-proxies.js";
-import { admitEnv } from "../permissions/env-grant.js";
-import { isInside, type PermissionsInput, type Policy } from "../permissions/policy.js";
+import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
+import type { PermissionsInput, Policy } from "../permissions/policy.js";
 import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
 import type { EventLog } from "../events/event-log.js";
-import { inspectSourceRepo, pinBase, unpinBase } from "../git/source-repo.js";
+import { pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
 import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
 import { MCP_SERVER_ARGV } from "./in-container.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
 import type { ExportResult } from "./export-branch.js";
 import { diffWorker, execInWorker, exportWorker, type OperationContext } from "./worker-operations.js";
+import { planWorker } from "./worker-creation.js";
 import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
 import { KeyedLock } from "./keyed-lock.js";
+import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
-import { ApprovalSettingsSchema } from "../approvals/approval.js";
 import { GateStateSchema, type CreateWorkerInput, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
-/** How many times (50 ms apart, plus the probe itself) a start waits for the egress forwarder. */
-const FORWARDER_WAIT_ATTEMPTS = 150;
 
 /** What the manager needs from the outside world. */
 export interface WorkerManagerDeps {
@@ -49,9 +45,6 @@ export interface WorkerManagerDeps {
   readonly events: EventLog;
 }
 
-/** Asks a reviewer whether a worker may reach a destination; true when approved. */
-export type NetPrompter = (workerId: string, target: string) => Promise<boolean>;
-
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
 export type WorkerDownListener = (workerId: string) => void;
 
@@ -62,16 +55,19 @@ export type WorkerDownListener = (workerId: string) => void;
 export class WorkerManager {
   private readonly lock = new KeyedLock();
   private readonly downListeners = new Set<WorkerDownListener>();
-  private readonly proxies = new EgressProxies();
   /** Values of env vars given to workers: redacted from events and logs. */
   private readonly secretValues = new Set<string>();
-  private netPrompter: NetPrompter | undefined;
   /** Last tool call or exec per worker, for idle timeouts. */
   private readonly activity = new Map<string, number>();
-  /** Live policies, for the egress proxies' synchronous decisions. */
-  private readonly policies = new Map<string, Policy>();
+  private readonly egress: WorkerEgress;
 
-  constructor(private readonly deps: WorkerManagerDeps) {}
+  constructor(private readonly deps: WorkerManagerDeps) {
+    this.egress = new WorkerEgress({
+      driver: deps.driver,
+      socketPath: (id) => path.join(this.runDir(id), PROXY_SOCKET_NAME),
+      recordAudit: (id, entries) => this.recordAudit(id, entries),
+    });
+  }
 
   /** Registers a listener for workers going down; returns the unsubscribe function. */
   onWorkerDown(listener: WorkerDownListener): () => void {
@@ -89,60 +85,24 @@ export class WorkerManager {
     await reconcileWorkers(this.deps.store, this.deps.driver, { [LABEL_INSTANCE]: this.deps.instance });
     for (const worker of await this.deps.store.listWorkers()) {
       for (const value of Object.values(worker.env)) this.secretValues.add(value);
-      this.policies.set(worker.id, worker.permissions);
+      this.egress.setPolicy(worker.id, worker.permissions);
       await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals).catch(() => undefined);
-      if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
+      if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await this.egress.ensure(worker.id);
     }
   }
 
   async create(input: CreateWorkerInput): Promise<Worker> {
-    const policy = policyFromInput(input.permissions, this.deps.config.dataDir);
-    await assertGrantsExist(policy);
-    const admitted = admitEnv(policy, input.env ?? {}, this.deps.hostEnv);
-    if (admitted.refused.length > 0 && policy.mode === "enforce") {
-      throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
-        details: { kind: "env", names: admitted.refused },
-      });
-    }
-    const repoReal = await realpath(input.repo).catch(() => input.repo);
-    const dataReal = await realpath(this.deps.config.dataDir).catch(() => this.deps.config.dataDir);
-    if (isInside(repoReal, dataReal)) {
-      throw new AppError("invalid_input", `repo: "${input.repo}" is inside workcell's data directory (workspaces live there, and the host never runs git in them). Give the path of your own repository.`, { details: { field: "repo" } });
-    }
-    const runtime = input.runtime ?? this.deps.config.runtime;
-    if (runtime !== undefined && !this.deps.runtimes.includes(runtime)) {
-      throw new AppError("invalid_input", `runtime: the Docker engine has no runtime "${runtime}" (it has ${this.deps.runtimes.join(", ") || "none listed"}). Install and register it (e.g. gVisor's runsc in /etc/docker/daemon.json), or omit runtime.`, { details: { field: "runtime" } });
-    }
-    for (const value of Object.values(admitted.env)) this.secretValues.add(value);
-    for (const value of Object.values(input.env ?? {})) this.secretValues.add(value);
-    for (const value of Object.values(input.agent?.env ?? {})) this.secretValues.add(value);
-    const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
-    const id = await this.newId();
-    const prefix = input.name ?? "agent";
-    const now = new Date().toISOString();
-    const worker: Worker = {
-      id,
-      name: input.name ?? `${prefix}-${id}`,
-      status: "starting",
-      repo: source.path,
-      branch: `workcell/${prefix}-${id}`,
-      baseRef: input.baseRef ?? "HEAD",
-      baseCommit: source.baseCommit,
-      workspace: path.join(this.workerDir(id), "workspace"),
-      image: input.image ?? this.deps.defaultImage,
-      ...(input.model === undefined ? {} : { model: input.model }),
-      ...(input.agent === undefined ? {} : { agent: input.agent }),
-      ...(runtime === undefined ? {} : { runtime }),
-      permissions: policy,
-      approvals: ApprovalSettingsSchema.parse(input.approvals ?? {}),
-      audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
-      resources: resolveResources(input.resources),
-      createdAt: now,
-      updatedAt: now,
-      desired: "running",
-      env: admitted.env,
-      objectDirs: [...source.objectDirs],
-    };
+    const { worker, secrets } = await planWorker(input, {
+      dataDir: this.deps.config.dataDir,
+      hostEnv: this.deps.hostEnv,
+      runtimes: this.deps.runtimes,
+      defaultRuntime: this.deps.config.runtime,
+      defaultImage: this.deps.defaultImage,
+      newId: () => this.newId(),
+      workspaceOf: (id) => path.join(this.workerDir(id), "workspace"),
+    });
+    for (const value of secrets) this.secretValues.add(value);
+    const { id } = worker;
     return this.lock.run(id, async () => {
       if (input.image !== undefined && !(await this.deps.driver.imageExists(input.image))) {
         throw new AppError("invalid_input", `image: "${input.image}" does not exist on the Docker engine. Build or pull it first, or omit image to use the sandbox image.`, { details: { field: "image" } });
@@ -225,8 +185,7 @@ export class WorkerManager {
       const worker = await this.load(id);
       this.emitDown(id);
       if (worker.containerId !== undefined) await this.deps.driver.remove(worker.containerId);
-      await this.proxies.close(id);
-      this.policies.delete(id);
+      await this.egress.forget(id);
       await unpinBase(worker.repo, id);
       await this.deps.events.append(id, "removed", { keepWorkspace: options.keepWorkspace });
       // The event log stays: the audit trail outlives the worker.
@@ -314,11 +273,11 @@ export class WorkerManager {
       await assertGrantsExist(policy);
       const updated = { ...worker, permissions: policy };
       await writePolicyFile(this.runDir(id), policy, worker.approvals);
-      this.policies.set(id, policy);
+      this.egress.setPolicy(id, policy);
       const container = worker.containerId === undefined ? undefined : await this.deps.driver.inspect(worker.containerId);
       const wanted = buildContainerSpec(updated, await this.specOptions(updated));
       const appliesOnNextStart = container !== undefined && container.labels[LABEL_SPEC] !== wanted.labels[LABEL_SPEC];
-      if (container?.running && usesEgressProxy(policy)) await this.ensureProxy(id);
+      if (container?.running && usesEgressProxy(policy)) await this.egress.ensure(id);
       await this.save({ ...updated, pendingRestart: appliesOnNextStart || undefined });
       await this.deps.events.append(id, "permissions_changed", { appliesOnNextStart });
       return { permissions: policy, appliesOnNextStart };
@@ -375,7 +334,7 @@ export class WorkerManager {
 
   /** Ends every egress proxy (on shutdown); containers keep running. */
   async close(): Promise<void> {
-    await this.proxies.closeAll();
+    await this.egress.closeAll();
   }
 
   /**
@@ -386,8 +345,8 @@ export class WorkerManager {
   private async launch(worker: Worker): Promise<Worker> {
     const { driver } = this.deps;
     await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);
-    this.policies.set(worker.id, worker.permissions);
-    if (usesEgressProxy(worker.permissions)) await this.ensureProxy(worker.id);
+    this.egress.setPolicy(worker.id, worker.permissions);
+    if (usesEgressProxy(worker.permissions)) await this.egress.ensure(worker.id);
     const spec = buildContainerSpec(worker, await this.specOptions(worker));
     let containerId = worker.containerId;
     const existing = containerId === undefined ? undefined : await driver.inspect(containerId);
@@ -400,25 +359,12 @@ export class WorkerManager {
       await this.save({ ...worker, containerId });
     }
     await driver.start(containerId);
-    if (usesEgressProxy(worker.permissions)) await this.waitForForwarder(containerId);
+    if (usesEgressProxy(worker.permissions)) await this.egress.waitForForwarder(containerId);
     const started: Worker = { ...worker, containerId, status: "running", error: undefined, startedAt: new Date().toISOString() };
     delete started.pendingRestart;
     delete started.stopReason;
     this.touch(worker.id);
     return this.save(started);
-  }
-
-  /**
-   * Waits until the container's egress forwarder accepts connections, so the first
-   * command after a start never races it.
-   */
-  private async waitForForwarder(containerId: string): Promise<void> {
-    for (let attempt = 0; attempt < FORWARDER_WAIT_ATTEMPTS; attempt += 1) {
-      const probe = await this.deps.driver.exec(containerId, { argv: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128"] });
-      if (probe.exitCode === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new AppError("internal", "The worker's egress forwarder did not start within 10 s; check the container's logs.");
   }
 
   private async specOptions(worker: Worker): Promise<SpecOptions> {
@@ -433,22 +379,7 @@ export class WorkerManager {
 
   /** Lets permission prompts for network destinations reach the operator's approval queue. */
   setNetPrompter(prompter: NetPrompter): void {
-    this.netPrompter = prompter;
-  }
-
-  /** Starts the worker's egress proxy; it decides each request from the live policy. */
-  private async ensureProxy(id: string): Promise<void> {
-    await this.proxies.ensure(id, path.join(this.runDir(id), PROXY_SOCKET_NAME), async (host, port) => {
-      const policy = this.policies.get(id);
-      if (policy === undefined) return { allowed: false, message: "PermissionDenied: the worker is not running" };
-      const decision = decideEgress(policy, host, port);
-      if (decision.allowed && decision.audited) void this.recordAudit(id, [{ kind: "net", target: `${host}:${port}` }]).catch(() => undefined);
-      if (!decision.allowed && this.netPrompter !== undefined && shouldPromptEgress(policy, host, port)) {
-        const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
-        return (await this.netPrompter(id, target)) ? { allowed: true } : decision;
-      }
-      return decision;
-    });
+    this.egress.setPrompter(prompter);
   }
 
   private operations(): OperationContext {
@@ -468,7 +399,7 @@ export class WorkerManager {
   private async halt(worker: Worker, extra: Partial<Worker>): Promise<Worker> {
     this.emitDown(worker.id);
     if (worker.containerId !== undefined) await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
-    await this.proxies.close(worker.id);
+    await this.egress.close(worker.id);
     return this.save({ ...worker, ...extra, desired: "stopped", status: "stopped", error: undefined });
   }
 
@@ -477,8 +408,7 @@ export class WorkerManager {
     const stored = await this.deps.store.getWorker(worker.id);
     const containerId = stored?.containerId ?? worker.containerId;
     if (containerId !== undefined) await this.deps.driver.remove(containerId).catch(() => undefined);
-    await this.proxies.close(worker.id).catch(() => undefined);
-    this.policies.delete(worker.id);
+    await this.egress.forget(worker.id).catch(() => undefined);
     await unpinBase(worker.repo, worker.id).catch(() => undefined);
     await rm(this.workerDir(worker.id), { recursive: true, force: true });
     await this.deps.store.deleteWorker(worker.id);

@@ -1,8 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type TestPlane } from "../helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "../helpers/test-repo.js";
 
 // Each payload writes a marker into the host's /tmp if it ever runs on the host. Inside the

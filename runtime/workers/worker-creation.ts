@@ -1,0 +1,74 @@
+import { realpath } from "node:fs/promises";
+import { ApprovalSettingsSchema } from "../approvals/approval.js";
+import { resolveResources } from "../docker/container-spec.js";
+import { AppError } from "../errors/app-error.js";
+import { inspectSourceRepo } from "../git/source-repo.js";
+import { admitEnv } from "../permissions/env-grant.js";
+import { isInside } from "../permissions/policy.js";
+import type { CreateWorkerInput, Worker } from "./worker.js";
+import { assertGrantsExist, policyFromInput } from "./worker-policy.js";
+
+/** What planning a worker needs to know about the control plane. */
+export interface CreationContext {
+  readonly dataDir: string;
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  readonly runtimes: readonly string[];
+  readonly defaultRuntime: string | undefined;
+  readonly defaultImage: string;
+  newId(): Promise<string>;
+  workspaceOf(id: string): string;
+}
+
+/**
+ * Checks a creation request against the policy, the environment and the engine, and
+ * describes the worker it would create. Nothing is created here: every refusal (400 or
+ * 403) happens before any side effect. Returns the secret values to redact from then on.
+ */
+export async function planWorker(input: CreateWorkerInput, context: CreationContext): Promise<{ worker: Worker; secrets: string[] }> {
+  const policy = policyFromInput(input.permissions, context.dataDir);
+  await assertGrantsExist(policy);
+  const admitted = admitEnv(policy, input.env ?? {}, context.hostEnv);
+  if (admitted.refused.length > 0 && policy.mode === "enforce") {
+    throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
+      details: { kind: "env", names: admitted.refused },
+    });
+  }
+  const repoReal = await realpath(input.repo).catch(() => input.repo);
+  const dataReal = await realpath(context.dataDir).catch(() => context.dataDir);
+  if (isInside(repoReal, dataReal)) {
+    throw new AppError("invalid_input", `repo: "${input.repo}" is inside workcell's data directory (workspaces live there, and the host never runs git in them). Give the path of your own repository.`, { details: { field: "repo" } });
+  }
+  const runtime = input.runtime ?? context.defaultRuntime;
+  if (runtime !== undefined && !context.runtimes.includes(runtime)) {
+    throw new AppError("invalid_input", `runtime: the Docker engine has no runtime "${runtime}" (it has ${context.runtimes.join(", ") || "none listed"}). Install and register it (e.g. gVisor's runsc in /etc/docker/daemon.json), or omit runtime.`, { details: { field: "runtime" } });
+  }
+  const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
+  const id = await context.newId();
+  const prefix = input.name ?? "agent";
+  const now = new Date().toISOString();
+  const worker: Worker = {
+    id,
+    name: input.name ?? `${prefix}-${id}`,
+    status: "starting",
+    repo: source.path,
+    branch: `workcell/${prefix}-${id}`,
+    baseRef: input.baseRef ?? "HEAD",
+    baseCommit: source.baseCommit,
+    workspace: context.workspaceOf(id),
+    image: input.image ?? context.defaultImage,
+    ...(input.model === undefined ? {} : { model: input.model }),
+    ...(input.agent === undefined ? {} : { agent: input.agent }),
+    ...(runtime === undefined ? {} : { runtime }),
+    permissions: policy,
+    approvals: ApprovalSettingsSchema.parse(input.approvals ?? {}),
+    audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
+    resources: resolveResources(input.resources),
+    createdAt: now,
+    updatedAt: now,
+    desired: "running",
+    env: admitted.env,
+    objectDirs: [...source.objectDirs],
+  };
+  const secrets = [...Object.values(input.env ?? {}), ...Object.values(admitted.env), ...Object.values(input.agent?.env ?? {})];
+  return { worker, secrets };
+}
