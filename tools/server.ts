@@ -66,6 +66,13 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
   registerQualityTool(registry, root);
   registerFinishTool(registry, root, gate);
   registerPipelineTool(registry);
+  registry.register({
+    name: "ping",
+    description: "Answers pong: a no-op to check the worker's tool server is alive (and to measure a round trip).",
+    inputSchema: {},
+    annotations: { readOnlyHint: true, idempotentHint: true },
+    handler: async () => ({ content: [{ type: "text", text: "pong" }] }),
+  });
   registerCodingPrompt(server, root);
   return { server, registry };
 }

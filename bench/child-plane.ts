@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+
+/** A control plane (`workcell serve`) in its own process, so its memory is measured alone. */
+export interface ChildPlane {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  rssBytes(): number;
+  stop(): Promise<void>;
+}
+
+export function startChildPlane(projectRoot: string, dataDir: string, image: string, token: string, extraEnv: Record<string, string> = {}): Promise<ChildPlane> {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "server", "cli.ts"), "serve"], {
+    cwd: projectRoot,
+    env: { ...process.env, WORKCELL_DATA_DIR: dataDir, WORKCELL_PORT: "0", WORKCELL_TOKEN: token, WORKCELL_IMAGE: image, WORKCELL_LOG_LEVEL: "warn", ...extraEnv },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        resolve({
+          child,
+          url: match[1] as string,
+          token,
+          rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024,
+          stop: () =>
+            new Promise<void>((done) => {
+              child.once("exit", () => done());
+              child.kill("SIGTERM");
+            }),
+        });
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the control plane exited with ${code}: ${output}`)));
+  });
+}

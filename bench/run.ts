@@ -1,0 +1,230 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cpus, tmpdir, totalmem } from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import Docker from "dockerode";
+import { DockerDriver } from "../runtime/docker/docker-driver.js";
+import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
+import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
+import { MCP_SERVER_ARGV } from "../runtime/workers/in-container.js";
+import { PROJECT_ROOT } from "../server/control-plane.js";
+import { dockerRunTrue, sharedClone, startInProcessFloor } from "./baselines.js";
+import { startChildPlane, type ChildPlane } from "./child-plane.js";
+import { createBenchRepo } from "./fixtures.js";
+import { measure, summarize, type Summary } from "./stats.js";
+
+// `npm run bench`: the numbers users choose a sandbox runtime by, each against a baseline
+// measured in the same run, written to bench/results.json.
+
+const TOKEN = "bench-token-0123456789abcdef";
+const COLD_REPS = Number(process.env.BENCH_COLD_REPS ?? 10);
+const CALL_REPS = Number(process.env.BENCH_CALL_REPS ?? 500);
+const EXEC_REPS = Number(process.env.BENCH_EXEC_REPS ?? 100);
+const MANY = Number(process.env.BENCH_MANY ?? 32);
+
+const docker = new Docker();
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+async function api<T>(plane: ChildPlane, method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${plane.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${plane.token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function connect(mcpUrl: string): Promise<Client> {
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }));
+  return client;
+}
+
+interface Worker {
+  id: string;
+  mcpUrl: string;
+  containerId: string;
+}
+
+async function main(): Promise<void> {
+  const driver = new DockerDriver();
+  const engine = await driver.info();
+  const image = await ensureSandboxImage(driver, PROJECT_ROOT, log);
+  log(`image ${image}; building the fixture repository (2,000 files)`);
+  const repo = await createBenchRepo(2_000);
+  const dataDir = await mkdtemp(path.join(tmpdir(), "workcell-bench-data-"));
+  const plane = await startChildPlane(PROJECT_ROOT, dataDir, image, TOKEN);
+  const results: Record<string, unknown> = {};
+  try {
+    log("cold spawn");
+    const spawnSamples: number[] = [];
+    for (let i = 0; i < COLD_REPS + 2; i += 1) {
+      const started = performance.now();
+      const spawned = await api<Worker>(plane, "POST", "/v1/workers", { repo });
+      const client = await connect(spawned.mcpUrl);
+      if (i >= 2) spawnSamples.push(performance.now() - started);
+      await client.close();
+      await api(plane, "DELETE", `/v1/workers/${spawned.id}`);
+    }
+    const coldSpawn = summarize(spawnSamples);
+    const baseline = summarize(
+      await measure(COLD_REPS, async () => {
+        await dockerRunTrue(docker, image);
+        await sharedClone(repo);
+      }, 2),
+    );
+    results.coldSpawn = { spawnToInitialize: coldSpawn, baselineDockerRunPlusClone: baseline, ratio: round(coldSpawn.p50 / baseline.p50) };
+
+    log("tool-call round trips");
+    const worker = await api<Worker>(plane, "POST", "/v1/workers", { repo });
+    const client = await connect(worker.mcpUrl);
+    const readFile = () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } });
+    const ping = () => client.callTool({ name: "ping", arguments: {} });
+    const bridgeRead = summarize(await measure(CALL_REPS, readFile, 20));
+    const bridgePing = summarize(await measure(CALL_REPS, ping, 20));
+    const floor = await startInProcessFloor(path.join(repo, "one-kb.txt"));
+    const floorRead = summarize(await measure(CALL_REPS, () => floor.client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
+    const floorPing = summarize(await measure(CALL_REPS, () => floor.client.callTool({ name: "ping", arguments: {} }), 20));
+    await floor.close();
+    const container = docker.getContainer(worker.containerId);
+    const dockerExecCat = summarize(
+      await measure(EXEC_REPS, async () => {
+        const exec = await container.exec({ Cmd: ["cat", "/workspace/one-kb.txt"], AttachStdout: true, AttachStderr: true });
+        const stream = await exec.start({ hijack: true, stdin: false });
+        await new Promise<void>((resolve) => {
+          stream.on("end", () => resolve());
+          stream.resume();
+        });
+      }, 5),
+    );
+    const session = await driver.attach(worker.containerId, MCP_SERVER_ARGV);
+    const stdioClient = new Client({ name: "bench-stdio", version: "1" });
+    await stdioClient.connect(new ExecStdioTransport(session));
+    const stdioRead = summarize(await measure(CALL_REPS, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
+    await stdioClient.close();
+    results.toolCall = {
+      bridge: { readFile1KB: bridgeRead, noop: bridgePing },
+      inProcessFloor: { readFile1KB: floorRead, noop: floorPing },
+      dockerExecCat,
+      directStdio: { readFile1KB: stdioRead },
+      ratioToFloor: { readFile1KB: round(bridgeRead.p50 / floorRead.p50), noop: round(bridgePing.p50 / floorPing.p50) },
+      timesFasterThanDockerExec: round(dockerExecCat.p50 / bridgeRead.p50),
+    };
+    await client.close();
+
+    log("export of a branch with 100 changed files");
+    const exportSamples: number[] = [];
+    for (let round_ = 0; round_ < 6; round_ += 1) {
+      await api(plane, "POST", `/v1/workers/${worker.id}/exec`, {
+        command: `for i in $(seq 1 100); do echo "change ${round_} $i" >> src/module-$(printf %02d $((i % 40)))/file-$i.ts; done && git add -A && git commit -qm "round ${round_}"`,
+      });
+      const started = performance.now();
+      await api(plane, "POST", `/v1/workers/${worker.id}/export`, {});
+      if (round_ > 0) exportSamples.push(performance.now() - started);
+    }
+    results.export100Files = summarize(exportSamples);
+    await api(plane, "DELETE", `/v1/workers/${worker.id}`);
+
+    log(`${MANY} live workers`);
+    const rssBefore = plane.rssBytes();
+    const startedAll = performance.now();
+    const many: Worker[] = [];
+    for (let i = 0; i < MANY; i += 1) many.push(await api<Worker>(plane, "POST", "/v1/workers", { repo }));
+    const spawnAllMs = performance.now() - startedAll;
+    const memory: number[] = [];
+    for (const w of many) {
+      const stats = (await docker.getContainer(w.containerId).stats({ stream: false })) as { memory_stats?: { usage?: number } };
+      memory.push(stats.memory_stats?.usage ?? 0);
+    }
+    const light = await connect((many[0] as Worker).mcpUrl);
+    const busy = [many[1], many[2]].map((w) =>
+      api(plane, "POST", `/v1/workers/${(w as Worker).id}/exec`, { command: "timeout 20 sh -c 'while :; do :; done' || true", timeoutMs: 30_000 }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const lightUnderLoad = summarize(await measure(200, () => light.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
+    await Promise.all(busy);
+    await light.close();
+    results.manyWorkers = {
+      workers: MANY,
+      spawnAllMs: round(spawnAllMs),
+      controlPlaneRssMb: round(plane.rssBytes() / 1024 / 1024),
+      controlPlaneRssBeforeMb: round(rssBefore / 1024 / 1024),
+      memoryPerWorkerMb: summarize(memory.map((bytes) => bytes / 1024 / 1024)),
+      lightCallWhileTwoWorkersBusy: lightUnderLoad,
+    };
+    for (const w of many) await api(plane, "DELETE", `/v1/workers/${w.id}`);
+    results.warmClaim = { status: "not measured: the warm pool is not implemented yet" };
+  } finally {
+    await plane.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(repo, { recursive: true, force: true });
+  }
+
+  const targets = evaluate(results);
+  const report = {
+    measuredAt: new Date().toISOString(),
+    machine: { cores: cpus().length, memoryGb: round(totalmem() / 1024 ** 3), docker: engine.serverVersion, runc: engine.runcVersion ?? null, node: process.version },
+    results,
+    targets,
+  };
+  await writeFile(path.join(PROJECT_ROOT, "bench", "results.json"), `${JSON.stringify(report, null, 2)}\n`);
+  printTable(report.results as Record<string, Record<string, unknown>>, targets);
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+interface Target {
+  name: string;
+  goal: string;
+  measured: string;
+  met: boolean | null;
+}
+
+function evaluate(results: Record<string, unknown>): Target[] {
+  const r = results as {
+    coldSpawn: { ratio: number };
+    toolCall: { bridge: { readFile1KB: Summary }; ratioToFloor: { readFile1KB: number }; timesFasterThanDockerExec: number };
+    manyWorkers: { controlPlaneRssMb: number; lightCallWhileTwoWorkersBusy: Summary };
+  };
+  const read = r.toolCall.bridge.readFile1KB;
+  return [
+    { name: "cold spawn", goal: "p50 ≤ 1.5× docker run + shared clone", measured: `${r.coldSpawn.ratio}×`, met: r.coldSpawn.ratio <= 1.5 },
+    { name: "warm claim", goal: "p50 ≤ 150 ms", measured: "not implemented", met: null },
+    { name: "bridge vs floor", goal: "p50 ≤ 1.5× in-process floor", measured: `${r.toolCall.ratioToFloor.readFile1KB}×`, met: r.toolCall.ratioToFloor.readFile1KB <= 1.5 },
+    { name: "bridge latency", goal: "p50 ≤ 4 ms, p99 ≤ 15 ms", measured: `p50 ${read.p50} ms, p99 ${read.p99} ms`, met: read.p50 <= 4 && read.p99 <= 15 },
+    { name: "vs docker exec", goal: "≥ 20× faster", measured: `${r.toolCall.timesFasterThanDockerExec}×`, met: r.toolCall.timesFasterThanDockerExec >= 20 },
+    { name: "32 workers RSS", goal: "control plane ≤ 200 MB", measured: `${r.manyWorkers.controlPlaneRssMb} MB`, met: r.manyWorkers.controlPlaneRssMb <= 200 },
+    { name: "light call under load", goal: "p99 ≤ 50 ms", measured: `${r.manyWorkers.lightCallWhileTwoWorkersBusy.p99} ms`, met: r.manyWorkers.lightCallWhileTwoWorkersBusy.p99 <= 50 },
+  ];
+}
+
+function printTable(results: Record<string, Record<string, unknown>>, targets: Target[]): void {
+  const lines = [
+    "",
+    "workcell benchmark (milliseconds: p50 / p95 / p99)",
+    `cold spawn → initialize      ${fmt((results.coldSpawn as { spawnToInitialize: Summary }).spawnToInitialize)}   baseline docker run + clone ${fmt((results.coldSpawn as { baselineDockerRunPlusClone: Summary }).baselineDockerRunPlusClone)}`,
+    `read_file 1 KB via bridge    ${fmt((results.toolCall as { bridge: { readFile1KB: Summary } }).bridge.readFile1KB)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { readFile1KB: Summary } }).inProcessFloor.readFile1KB)}`,
+    `no-op via bridge             ${fmt((results.toolCall as { bridge: { noop: Summary } }).bridge.noop)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { noop: Summary } }).inProcessFloor.noop)}`,
+    `docker exec cat              ${fmt((results.toolCall as { dockerExecCat: Summary }).dockerExecCat)}   direct stdio ${fmt((results.toolCall as { directStdio: { readFile1KB: Summary } }).directStdio.readFile1KB)}`,
+    `export of 100 changed files  ${fmt(results.export100Files as unknown as Summary)}`,
+    `${(results.manyWorkers as { workers: number }).workers} workers: spawned in ${(results.manyWorkers as { spawnAllMs: number }).spawnAllMs} ms, control plane ${(results.manyWorkers as { controlPlaneRssMb: number }).controlPlaneRssMb} MB RSS, light call under load ${fmt((results.manyWorkers as { lightCallWhileTwoWorkersBusy: Summary }).lightCallWhileTwoWorkersBusy)}`,
+    "",
+    "targets:",
+    ...targets.map((t) => `  ${t.met === null ? "n/a " : t.met ? "MET " : "MISS"} ${t.name.padEnd(22)} ${t.goal.padEnd(40)} ${t.measured}`),
+    "",
+  ];
+  process.stdout.write(lines.join("\n"));
+}
+
+function fmt(summary: Summary): string {
+  return `${summary.p50} / ${summary.p95} / ${summary.p99}`;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
