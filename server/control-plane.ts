@@ -10,6 +10,7 @@ import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { z } from "zod";
+import { AdmissionQueue } from "../runtime/admission/admission-queue.js";
 import { AgentRunner } from "../runtime/agents/agent-runner.js";
 import { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
 import { PipelineService } from "../runtime/pipeline/pipeline-service.js";
@@ -56,6 +57,8 @@ export interface ControlPlane {
   readonly image: string;
   readonly manager: WorkerManager;
   readonly bridge: WorkerBridge;
+  /** The host-wide queue for heavy work. */
+  readonly admission: AdmissionQueue;
   /** Stops serving and ends MCP sessions; worker containers keep running. */
   close(): Promise<void>;
 }
@@ -89,6 +92,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const hostUid = process.getuid?.() ?? 1000;
   const hostGid = process.getgid?.() ?? 1000;
   const user = sandboxUser(hostUid, hostGid);
+  const admission = new AdmissionQueue(config.heavyConcurrency ?? engine.cpus);
   const manager = new WorkerManager({
     config,
     store,
@@ -101,6 +105,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     hostEnv: options.hostEnv ?? {},
     runtimes: engine.runtimes,
     events,
+    admission,
   });
   secrets = () => [token, ...manager.secrets()];
   await manager.reconcile();
@@ -114,6 +119,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     store,
     driver,
     agents,
+    admission,
     requireRunning: (workerId) => manager.requireRunning(workerId),
     event: (workerId, type, data) => events.append(workerId, type, data),
   });
@@ -133,6 +139,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
     onActivity: (workerId) => manager.touch(workerId),
+    onAdmissionRequest: ({ workerId, signal, onPosition }) => admission.acquire(workerId, { signal, onPosition }),
     onApprovalRequest: async ({ workerId, sessionId, params, signal }) => {
       const request = ApprovalParamsSchema.parse(params);
       const worker = await manager.get(workerId);
@@ -197,6 +204,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     image,
     manager,
     bridge,
+    admission,
     close: async () => {
       watchdog.stop();
       await orchestrator.closeAll();

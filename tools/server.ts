@@ -13,6 +13,7 @@ import { registerCodingPrompt } from "./prompts/coding-workflow.js";
 import { AccessControl, AUDIT_META_KEY, type AuditEntry } from "./permissions/access-control.js";
 import { registerPermissionsTool } from "./permissions/permissions-tool.js";
 import { PolicySource } from "./permissions/policy-file.js";
+import { createAdmitter } from "./approvals/admission-client.js";
 import { createApprover } from "./approvals/approval-client.js";
 import { gateCall } from "./approvals/approval-gate.js";
 import { registerQualityTool } from "./quality/quality-tool.js";
@@ -45,6 +46,7 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
   );
   const policy = options.policy ?? new PolicySource();
   const approve = createApprover(server);
+  const admit = createAdmitter(server);
   const access = new AccessControl(root, policy, approve);
   const registry = new ToolRegistry(
     server,
@@ -56,12 +58,12 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
   registerWriteTools(registry, access);
   registerCodeEdit(registry, access);
   registerSearchTools(registry, access);
-  registerShellTool(registry, access);
+  registerShellTool(registry, access, admit);
   registerProcessTools(registry, access, new ProcessManager());
   registerGitTools(registry, root);
   registerProjectTool(registry, root);
-  registerBuildTools(registry, access, gate);
-  registerTestTool(registry, access);
+  registerBuildTools(registry, access, gate, admit);
+  registerTestTool(registry, access, admit);
   registerPermissionsTool(registry, access);
   registerQualityTool(registry, root);
   registerFinishTool(registry, root, gate);

@@ -15,6 +15,7 @@ export const EnvSchema = z.object({
   WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  WORKCELL_HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
   WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
@@ -46,6 +47,8 @@ export interface Config {
   readonly runtime: string | undefined;
   readonly logLevel: "debug" | "info" | "warn" | "error";
   readonly logFormat: "text" | "json";
+  /** Heavy commands (builds, tests, exec) running at once, host-wide; default: the engine's cores. */
+  readonly heavyConcurrency: number | undefined;
 }
 
 /**
@@ -72,5 +75,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     runtime: overrides.runtime ?? values.WORKCELL_RUNTIME,
     logLevel: overrides.logLevel ?? values.WORKCELL_LOG_LEVEL,
     logFormat: overrides.logFormat ?? values.WORKCELL_LOG_FORMAT,
+    heavyConcurrency: overrides.heavyConcurrency ?? values.WORKCELL_HEAVY_CONCURRENCY,
   });
 }

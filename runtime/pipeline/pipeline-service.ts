@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { AdmissionQueue } from "../admission/admission-queue.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
@@ -33,6 +34,8 @@ export interface PipelineDeps {
   readonly store: StateStore;
   readonly driver: ContainerDriver;
   readonly agents: AgentRunner;
+  /** The host-wide queue the quality checks (heavy work) wait in, if any. */
+  readonly admission?: AdmissionQueue;
   requireRunning(workerId: string): Promise<{ worker: Worker; containerId: string }>;
   event(workerId: string, type: string, data: Record<string, unknown>): Promise<unknown>;
 }
@@ -169,7 +172,8 @@ export class PipelineService {
         return { blocked: false, commitSha: out, answer: { committed: true, commit_sha: out } };
       }
       case "run_quality_checks": {
-        const result = await callWorkerTool(this.deps.driver, containerId, "quality_checks", { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) });
+        const release = this.deps.admission === undefined ? () => undefined : await this.deps.admission.acquire(worker.id);
+        const result = await callWorkerTool(this.deps.driver, containerId, "quality_checks", { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) }).finally(release);
         const structured = (result.structuredContent ?? {}) as { passed?: boolean; blocking?: boolean; checks?: unknown; coverage?: number };
         const blocked = structured.blocking === true;
         return {

@@ -7,6 +7,7 @@ import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, usesEgressProxy, type S
 import type { PermissionsInput, Policy } from "../permissions/policy.js";
 import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
+import type { AdmissionQueue } from "../admission/admission-queue.js";
 import type { EventLog } from "../events/event-log.js";
 import { pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
@@ -43,6 +44,8 @@ export interface WorkerManagerDeps {
   readonly runtimes: readonly string[];
   /** The audit trail. */
   readonly events: EventLog;
+  /** The host-wide queue for heavy work (absent: unmetered). */
+  readonly admission?: AdmissionQueue;
 }
 
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
@@ -388,6 +391,7 @@ export class WorkerManager {
       hostEnv: this.deps.hostEnv,
       dataDir: this.deps.config.dataDir,
       recordAudit: (id, entries) => this.recordAudit(id, entries),
+      admit: async (workerId, signal) => (this.deps.admission === undefined ? () => undefined : this.deps.admission.acquire(workerId, { signal })),
       addSecrets: (values) => {
         for (const value of values) this.secretValues.add(value);
       },

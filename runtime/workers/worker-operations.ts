@@ -19,6 +19,8 @@ import type { Worker } from "./worker.js";
 
 /** Time the host waits beyond an exec's own timeout before giving up on the container. */
 const EXEC_GRACE_MS = 15_000;
+/** Longest an exec waits in the heavy-work queue before it is refused. */
+const MAX_ADMISSION_WAIT_MS = 60 * 60_000;
 
 /** What the operations need from the manager. */
 export interface OperationContext {
@@ -28,6 +30,8 @@ export interface OperationContext {
   recordAudit(id: string, entries: readonly AuditEntry[]): Promise<void>;
   /** Marks values as secrets to redact from events and logs. */
   addSecrets(values: readonly string[]): void;
+  /** Waits for a host-wide slot for heavy work. */
+  admit(workerId: string, signal: AbortSignal): Promise<() => void>;
   event(id: string, type: string, data?: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -50,6 +54,7 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
   }
   const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   const payload = Buffer.from(JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
+  const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS));
   const signal = AbortSignal.timeout(timeoutMs + EXEC_GRACE_MS);
   try {
     const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal });
@@ -70,6 +75,8 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
     }
     if (signal.aborted) throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time. Check the worker's state.`);
     throw error;
+  } finally {
+    release();
   }
 }
 

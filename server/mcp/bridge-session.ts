@@ -23,6 +23,14 @@ export const SESSION_CLOSED = "session_closed";
 /** The method the in-container server asks for approvals with. */
 export const APPROVAL_METHOD = "workcell/approval";
 
+/** The in-container server's admission protocol (see tools/approvals/admission-client.ts). */
+export const ADMISSION_METHOD = "workcell/admission";
+export const ADMISSION_RELEASE = "notifications/workcell/admission_release";
+export const ADMISSION_POSITION = "notifications/workcell/admission_position";
+
+/** Waits for a host-wide slot for heavy work; resolves with the function that gives it back. */
+export type AdmissionHandler = (request: { workerId: string; tool: string; signal: AbortSignal; onPosition: (position: number) => void }) => Promise<() => void>;
+
 /** Decides an approval request from a worker's tools. */
 export type ApprovalHandler = (request: { workerId: string; sessionId: string | undefined; params: Record<string, unknown>; signal: AbortSignal }) => Promise<unknown>;
 
@@ -40,6 +48,9 @@ export class BridgeSession {
   private readonly router = new MessageRouter();
   private readonly calls = new Map<RequestId, { tool: string; args: unknown; started: number }>();
   private readonly approvals = new Map<RequestId, AbortController>();
+  /** Slots this session holds (by ticket) and admissions it is waiting for. */
+  private readonly tickets = new Map<string, () => void>();
+  private readonly admissions = new Map<RequestId, AbortController>();
   private toolCallListener: ((call: ToolCallRecord) => void) | undefined;
   private closed = false;
   private lastActivityMs = Date.now();
@@ -60,6 +71,8 @@ export class BridgeSession {
       onToolCall?: (call: ToolCallRecord) => void;
       /** Answers the in-container server's approval requests; they never reach the agent. */
       onApprovalRequest?: ApprovalHandler;
+      /** Grants host-wide slots for heavy work; the requests never reach the agent. */
+      onAdmissionRequest?: AdmissionHandler;
     },
   ) {
     const { log } = options;
@@ -91,6 +104,7 @@ export class BridgeSession {
     this.container.onmessage = (message) => {
       this.touch();
       if (this.interceptApproval(message, options.onApprovalRequest)) return;
+      if (this.interceptAdmission(message, options.onAdmissionRequest)) return;
       if ("result" in message) options.onResponse?.(workerId, message);
       this.finishCall(message, options.onToolCall);
       this.forwardToClient(message, log);
@@ -124,6 +138,10 @@ export class BridgeSession {
     // The calls waiting for these approvals end with the session: their records are abandoned.
     for (const controller of this.approvals.values()) controller.abort(SESSION_CLOSED);
     this.approvals.clear();
+    for (const controller of this.admissions.values()) controller.abort();
+    this.admissions.clear();
+    for (const release of this.tickets.values()) release();
+    this.tickets.clear();
     await this.container.close().catch(() => undefined);
     await this.http.close().catch(() => undefined);
   }
@@ -185,6 +203,53 @@ export class BridgeSession {
     )
       .catch(() => undefined)
       .finally(() => this.approvals.delete(id));
+    return true;
+  }
+
+  /** Takes admission requests, releases and their cancellations off the wire and serves them from the host queue. */
+  private interceptAdmission(message: JSONRPCMessage, handler: AdmissionHandler | undefined): boolean {
+    const msg = message as { id?: RequestId; method?: string; params?: Record<string, unknown> };
+    if (msg.method === ADMISSION_RELEASE) {
+      const ticket = String(msg.params?.ticket ?? "");
+      this.tickets.get(ticket)?.();
+      this.tickets.delete(ticket);
+      return true;
+    }
+    if (msg.method === "notifications/cancelled") {
+      const requestId = msg.params?.requestId as RequestId | undefined;
+      const controller = requestId === undefined ? undefined : this.admissions.get(requestId);
+      if (controller === undefined) return false;
+      controller.abort();
+      this.admissions.delete(requestId as RequestId);
+      return true;
+    }
+    if (msg.method !== ADMISSION_METHOD || msg.id === undefined) return false;
+    const id = msg.id;
+    const key = String(msg.params?.key ?? "");
+    if (handler === undefined) {
+      void this.container.send({ jsonrpc: "2.0", id, result: { ticket: "unmetered" } }).catch(() => undefined);
+      return true;
+    }
+    const controller = new AbortController();
+    this.admissions.set(id, controller);
+    handler({
+      workerId: this.workerId,
+      tool: String(msg.params?.tool ?? ""),
+      signal: controller.signal,
+      onPosition: (position) => void this.container.send({ jsonrpc: "2.0", method: ADMISSION_POSITION, params: { key, position } }).catch(() => undefined),
+    }).then(
+      (release) => {
+        this.admissions.delete(id);
+        if (this.closed) return release();
+        const ticket = crypto.randomUUID();
+        this.tickets.set(ticket, release);
+        void this.container.send({ jsonrpc: "2.0", id, result: { ticket } }).catch(() => undefined);
+      },
+      (error: unknown) => {
+        this.admissions.delete(id);
+        void this.container.send({ jsonrpc: "2.0", id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }).catch(() => undefined);
+      },
+    );
     return true;
   }
 

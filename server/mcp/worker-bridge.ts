@@ -1,6 +1,6 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BridgeSession, type ApprovalHandler, type BridgeLog, type ToolCallRecord } from "./bridge-session.js";
+import { BridgeSession, type AdmissionHandler, type ApprovalHandler, type BridgeLog, type ToolCallRecord } from "./bridge-session.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -32,6 +32,7 @@ export class WorkerBridge {
       onActivity?: (workerId: string) => void;
       onToolCall?: (call: ToolCallRecord) => void;
       onApprovalRequest?: ApprovalHandler;
+      onAdmissionRequest?: AdmissionHandler;
     },
   ) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
@@ -75,6 +76,7 @@ export class WorkerBridge {
       ...(this.options.onActivity === undefined ? {} : { onActivity: this.options.onActivity }),
       ...(this.options.onToolCall === undefined ? {} : { onToolCall: this.options.onToolCall }),
       ...(this.options.onApprovalRequest === undefined ? {} : { onApprovalRequest: this.options.onApprovalRequest }),
+      ...(this.options.onAdmissionRequest === undefined ? {} : { onAdmissionRequest: this.options.onAdmissionRequest }),
     });
     await session.start();
     const response = await session.handle(request, body);

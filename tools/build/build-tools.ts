@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import type { Admit } from "../approvals/admission-client.js";
 import type { AccessControl } from "../permissions/access-control.js";
 import { GATE_META_KEY, recordValidation, type GateState } from "../gate/finish-gate.js";
 import { workspaceFingerprint } from "../git/scratch-index.js";
@@ -40,7 +41,7 @@ function listDiagnostics(diagnostics: readonly Diagnostic[]): string {
 }
 
 /** Registers build_run and code_validate. */
-export function registerBuildTools(registry: ToolRegistry, access: AccessControl, gate: GateHolder): void {
+export function registerBuildTools(registry: ToolRegistry, access: AccessControl, gate: GateHolder, admit: Admit): void {
   const root = access.workspace;
   registry.register({
     name: "build_run",
@@ -56,7 +57,8 @@ export function registerBuildTools(registry: ToolRegistry, access: AccessControl
       const chosen = command ?? inspectProject(directory.absolute).buildCommand;
       if (chosen === null) return errorResult("No build command was given and none could be detected (project_info says unknown). Pass command.");
       await access.checkCommand(chosen);
-      const { run, summary, success, tail } = await runAndParse(chosen, directory.absolute, signal);
+      const release = await admit("build_run");
+      const { run, summary, success, tail } = await runAndParse(chosen, directory.absolute, signal).finally(release);
       const structured = { success, ...summary, command: chosen, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs };
       const headline = `${success ? "Build succeeded" : "Build failed"}: ${summary.errorCount} errors, ${summary.warningCount} warnings (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${chosen}`;
       const detail = listDiagnostics([...summary.errors, ...summary.warnings]);
@@ -81,7 +83,8 @@ export function registerBuildTools(registry: ToolRegistry, access: AccessControl
         return errorResult(`No way to validate a "${chosenLanguage}" project was found. Pass language, or add a build script.`);
       }
       await access.checkCommand(command);
-      const { run, summary, success, tail } = await runAndParse(command, root, signal);
+      const release = await admit("code_validate");
+      const { run, summary, success, tail } = await runAndParse(command, root, signal).finally(release);
       gate.state = recordValidation(gate.state, success, await workspaceFingerprint(root));
       const structured = { success, language: chosenLanguage, ...summary, command, exitCode: run.exitCode, consecutiveFailures: gate.state.failures };
       const headline = success

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Admit } from "../approvals/admission-client.js";
 import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, type ToolCallContext } from "../tool-result.js";
@@ -33,7 +34,7 @@ function reportProgress(context: ToolCallContext): () => void {
 }
 
 /** Registers `shell`: a bash command inside the container, with timeout and capped output. */
-export function registerShellTool(registry: ToolRegistry, access: AccessControl): void {
+export function registerShellTool(registry: ToolRegistry, access: AccessControl, admit: Admit): void {
   registry.register({
       name: "shell",
       description:
@@ -55,6 +56,7 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
           .max(MAX_SHELL_OUTPUT_CHARS)
           .optional()
           .describe(`Characters of each stream to return (default ${DEFAULT_SHELL_OUTPUT_CHARS})`),
+        heavy: z.boolean().optional().describe("A build, test suite or other CPU-heavy command: waits for a host-wide slot so light calls stay fast"),
       },
       outputSchema: {
         exitCode: z.number().int().nullable(),
@@ -66,9 +68,10 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
         oomKilled: z.boolean(),
       },
       annotations: { destructiveHint: true, openWorldHint: false },
-      handler: async ({ command, cwd, timeoutMs, maxOutputChars }, context) => {
+      handler: async ({ command, cwd, timeoutMs, maxOutputChars, heavy }, context) => {
       const directory = await access.resolve(cwd ?? ".", "read");
       await access.checkCommand(command);
+      const release = heavy ? await admit("shell") : () => undefined;
       const stopProgress = reportProgress(context);
       const oomBefore = readOomKills();
       const run = await runProcess({
@@ -78,7 +81,10 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl)
         // Bytes are at least characters; keep enough to cut on characters afterwards.
         maxOutputBytes: (maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS) * 4,
         signal: context.signal,
-      }).finally(stopProgress);
+      }).finally(() => {
+        stopProgress();
+        release();
+      });
       const oomAfter = readOomKills();
       const oomKilled = oomBefore !== undefined && oomAfter !== undefined && oomAfter > oomBefore && run.signal === "SIGKILL" && !run.timedOut;
       const stdout = capText(run.stdout, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);

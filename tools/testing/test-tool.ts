@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { OFFLINE_ENV } from "../build/build-tools.js";
+import type { Admit } from "../approvals/admission-client.js";
 import type { AccessControl } from "../permissions/access-control.js";
 import { inspectProject } from "../project/project-tool.js";
 import type { ToolRegistry } from "../registry.js";
@@ -57,7 +58,7 @@ export function parseLineCoverage(output: string): number | undefined {
 }
 
 /** Registers `test_run`. */
-export function registerTestTool(registry: ToolRegistry, access: AccessControl): void {
+export function registerTestTool(registry: ToolRegistry, access: AccessControl, admit: Admit): void {
   registry.register({
     name: "test_run",
     description:
@@ -79,7 +80,8 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl):
       const plan = planTestRun(base, { filter, reportPath, testScript: await readTestScript(directory.absolute), coverage });
       const startedMs = Date.now();
       const env = plan.packageBin ? { ...OFFLINE_ENV, PATH: `${path.join(directory.absolute, "node_modules", ".bin")}:${process.env.PATH ?? ""}` } : OFFLINE_ENV;
-      const run = await runProcess({ command: plan.command, cwd: directory.absolute, timeoutMs: timeoutMs ?? TEST_TIMEOUT_MS, maxOutputBytes: MAX_TEST_OUTPUT_BYTES, env, signal });
+      const release = await admit("test_run");
+      const run = await runProcess({ command: plan.command, cwd: directory.absolute, timeoutMs: timeoutMs ?? TEST_TIMEOUT_MS, maxOutputBytes: MAX_TEST_OUTPUT_BYTES, env, signal }).finally(release);
       const combined = `${run.stdout}\n${run.stderr}`;
       const parsed = (plan.report ? await readReport(plan.report, directory.absolute, startedMs) : undefined) ?? parseTestOutput(combined);
       const summary: TestSummary =

@@ -37,8 +37,9 @@ const exec = (worker: ApiWorker, command: string, timeoutMs = 60_000) =>
 const shell = async (command: string, timeoutMs = 60_000) =>
   (await client.callTool({ name: "shell", arguments: { command, timeoutMs } })).structuredContent as { exitCode: number | null; stdout: string; stderr: string; truncated: boolean };
 
-/** Round trip of a light call on the bystander worker while `attack` runs in the victim. */
+/** Round trip of a light MCP call (read_file) on the bystander worker while `attack` runs in the victim. */
 async function bystanderLatencyDuring(attack: Promise<unknown>): Promise<number> {
+  const { client: light } = await test.connect(bystander.mcpUrl);
   const samples: number[] = [];
   let done = false;
   const finished = attack.finally(() => {
@@ -46,12 +47,13 @@ async function bystanderLatencyDuring(attack: Promise<unknown>): Promise<number>
   });
   while (!done) {
     const started = performance.now();
-    const answer = await exec(bystander, "true");
-    expect(answer.status).toBe(200);
+    const answer = await light.callTool({ name: "read_file", arguments: { path: "README.md" } });
+    expect(answer.isError).toBeFalsy();
     samples.push(performance.now() - started);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   await finished;
+  await light.close();
   return Math.max(...samples);
 }
 
