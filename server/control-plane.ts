@@ -21,6 +21,7 @@ import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
+import { WorkerPool } from "../runtime/workers/worker-pool.js";
 import { createApp } from "./app.js";
 import { createLogger, summarizeToolCall } from "./logger.js";
 import { allowedHostHeaders } from "./middleware/guards.js";
@@ -59,6 +60,8 @@ export interface ControlPlane {
   readonly bridge: WorkerBridge;
   /** The host-wide queue for heavy work. */
   readonly admission: AdmissionQueue;
+  /** The warm pool, when WORKCELL_POOL_SIZE > 0. */
+  readonly pool: WorkerPool | undefined;
   /** Stops serving and ends MCP sessions; worker containers keep running. */
   close(): Promise<void>;
 }
@@ -93,15 +96,21 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const hostGid = process.getgid?.() ?? 1000;
   const user = sandboxUser(hostUid, hostGid);
   const admission = new AdmissionQueue(config.heavyConcurrency ?? engine.cpus);
+  const instance = createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16);
+  const pool =
+    config.poolSize > 0
+      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, user, hostCpus: engine.cpus, log })
+      : undefined;
   const manager = new WorkerManager({
     config,
     store,
     driver,
     defaultImage: image,
-    instance: createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16),
+    instance,
     sandboxUser: user,
     hostCpus: engine.cpus,
     chownWorkspaces: user.uid !== hostUid,
+    ...(pool === undefined ? {} : { pool }),
     hostEnv: options.hostEnv ?? {},
     runtimes: engine.runtimes,
     events,
@@ -109,6 +118,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   secrets = () => [token, ...manager.secrets()];
   await manager.reconcile();
+  await pool?.start(new Set((await store.listWorkers()).map((worker) => worker.containerId).filter((id): id is string => id !== undefined)));
   const approvals = new ApprovalQueue(store, {
     event: (workerId, type, data) => events.append(workerId, type, data),
     grantForLife: (workerId, permission) => manager.grantPermission(workerId, permission),
@@ -205,11 +215,13 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     manager,
     bridge,
     admission,
+    pool,
     close: async () => {
       watchdog.stop();
       await orchestrator.closeAll();
       await bridge.closeAll();
       await manager.close();
+      await pool?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();

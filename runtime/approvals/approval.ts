@@ -20,6 +20,11 @@ export const ApprovalSettingsSchema = z.object({
 });
 export type ApprovalSettings = z.infer<typeof ApprovalSettingsSchema>;
 
+/** The settings a worker gets when it asks for none. */
+export function approvalDefaults(): ApprovalSettings {
+  return ApprovalSettingsSchema.parse({});
+}
+
 /** An approval request and, once decided, its decision. */
 export const ApprovalSchema = z.object({
   id: z.string(),

@@ -15,6 +15,7 @@ export const EnvSchema = z.object({
   WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
   WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
+  WORKCELL_POOL_SIZE: z.coerce.number().int().min(0).max(256).default(0),
   WORKCELL_HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
@@ -49,6 +50,8 @@ export interface Config {
   readonly logFormat: "text" | "json";
   /** Heavy commands (builds, tests, exec) running at once, host-wide; default: the engine's cores. */
   readonly heavyConcurrency: number | undefined;
+  /** Containers kept created and started ahead of time for workers with the default policy. */
+  readonly poolSize: number;
 }
 
 /**
@@ -76,5 +79,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     logLevel: overrides.logLevel ?? values.WORKCELL_LOG_LEVEL,
     logFormat: overrides.logFormat ?? values.WORKCELL_LOG_FORMAT,
     heavyConcurrency: overrides.heavyConcurrency ?? values.WORKCELL_HEAVY_CONCURRENCY,
+    poolSize: overrides.poolSize ?? values.WORKCELL_POOL_SIZE,
   });
 }

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
-import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
+import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
+import { defaultPolicy } from "../permissions/policy.js";
 import type { PermissionsInput, Policy } from "../permissions/policy.js";
 import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
@@ -11,7 +12,8 @@ import type { AdmissionQueue } from "../admission/admission-queue.js";
 import type { EventLog } from "../events/event-log.js";
 import { pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
-import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
+import { chownTree, createSharedClone, createStandaloneClone } from "../workspace/shared-clone.js";
+import type { PoolSlot, WorkerPool } from "./worker-pool.js";
 import { MCP_SERVER_ARGV } from "./in-container.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
 import type { ExportResult } from "./export-branch.js";
@@ -46,6 +48,20 @@ export interface WorkerManagerDeps {
   readonly events: EventLog;
   /** The host-wide queue for heavy work (absent: unmetered). */
   readonly admission?: AdmissionQueue;
+  /** Started containers ready to become default-policy workers (absent: always cold). */
+  readonly pool?: WorkerPool;
+}
+
+/** Whether a planned worker fits the pool's containers: default policy, limits and image, no env, one object store. */
+function isPoolable(worker: Worker, defaultImage: string): boolean {
+  return (
+    JSON.stringify(worker.permissions) === JSON.stringify(defaultPolicy()) &&
+    JSON.stringify(worker.resources) === JSON.stringify(resolveResources(undefined)) &&
+    worker.image === defaultImage &&
+    worker.runtime === undefined &&
+    Object.keys(worker.env).length === 0 &&
+    worker.objectDirs.length === 1
+  );
 }
 
 /** Called when a worker's container goes away on purpose (stop, remove), to end its sessions. */
@@ -106,6 +122,14 @@ export class WorkerManager {
     });
     for (const value of secrets) this.secretValues.add(value);
     const { id } = worker;
+    const slot = this.deps.pool !== undefined && isPoolable(worker, this.deps.defaultImage) ? this.deps.pool.claim() : undefined;
+    if (slot !== undefined) {
+      const claimed = await this.lock.run(id, () => this.claimSlot(worker, slot)).catch(async (error: unknown) => {
+        this.deps.events.append(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+        return undefined;
+      });
+      if (claimed !== undefined) return claimed;
+    }
     return this.lock.run(id, async () => {
       if (input.image !== undefined && !(await this.deps.driver.imageExists(input.image))) {
         throw new AppError("invalid_input", `image: "${input.image}" does not exist on the Docker engine. Build or pull it first, or omit image to use the sandbox image.`, { details: { field: "image" } });
@@ -397,6 +421,39 @@ export class WorkerManager {
       },
       event: (id, type, data) => this.deps.events.append(id, type, data),
     };
+  }
+
+  /**
+   * Turns a warm pool slot into this worker: the slot directory (already mounted in the
+   * started container) is renamed to the worker's directory and the workspace materialised
+   * in it. On failure everything is undone and the caller starts the worker cold.
+   */
+  private async claimSlot(worker: Worker, slot: PoolSlot): Promise<Worker> {
+    const workerDir = this.workerDir(worker.id);
+    const hardlinks = (await stat(worker.objectDirs[0] ?? "/").then((s) => s.uid, () => -1)) !== this.deps.sandboxUser.uid;
+    const pooled: Worker = { ...worker, objectDirs: [], containerId: slot.containerId };
+    try {
+      await mkdir(path.dirname(workerDir), { recursive: true, mode: 0o700 });
+      // The container's mounts follow the directory, not its name.
+      await rename(slot.dir, workerDir);
+      await pinBase(worker.repo, worker.id, worker.baseCommit);
+      await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit, { hardlinks });
+      // The slot was the control plane's until now (see WorkerPool); hand it to the sandbox user.
+      await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
+      await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);
+      this.egress.setPolicy(worker.id, worker.permissions);
+      this.touch(worker.id);
+      const running = await this.save({ ...pooled, status: "running", startedAt: new Date().toISOString() });
+      await this.deps.events.append(worker.id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, pooled: true });
+      return running;
+    } catch (error) {
+      await this.deps.driver.remove(slot.containerId).catch(() => undefined);
+      await rm(workerDir, { recursive: true, force: true });
+      await rm(slot.dir, { recursive: true, force: true });
+      await unpinBase(worker.repo, worker.id).catch(() => undefined);
+      await this.deps.store.deleteWorker(worker.id);
+      throw error;
+    }
   }
 
   /** Ends the worker's sessions, container and proxy, and records it as stopped on purpose. Call under the lock. */

@@ -36,11 +36,17 @@ export async function refreshStatus(driver: ContainerDriver, worker: Worker): Pr
  */
 export async function reconcileWorkers(store: StateStore, driver: ContainerDriver, labels: Record<string, string>): Promise<{ adopted: number; orphansRemoved: number; missing: number }> {
   const [workers, containers] = await Promise.all([store.listWorkers(), driver.list(labels)]);
+  // A container belongs to a worker by its label, or — for one claimed from the warm pool,
+  // labelled before its worker existed — by the id the worker recorded.
   const byWorker = new Map(containers.map((container) => [container.labels[LABEL_WORKER] ?? "", container]));
-  const known = new Set(workers.map((worker) => worker.id));
+  for (const worker of workers) {
+    const claimed = containers.find((container) => container.id === worker.containerId);
+    if (claimed !== undefined) byWorker.set(worker.id, claimed);
+  }
+  const owned = new Set([...byWorker.entries()].filter(([id]) => workers.some((worker) => worker.id === id)).map(([, container]) => container.id));
   let orphansRemoved = 0;
   for (const container of containers) {
-    if (!known.has(container.labels[LABEL_WORKER] ?? "")) {
+    if (!owned.has(container.id)) {
       await driver.remove(container.id);
       orphansRemoved += 1;
     }

@@ -22,6 +22,19 @@ export async function createSharedClone(repo: string, workspace: string, branch:
   }
 }
 
+/**
+ * Materialises a workspace in an existing empty directory (a warm pool slot, already
+ * mounted in its container) as a standalone clone: the container has no mount for the
+ * source's objects, so they are hardlinked when that is safe — the files stay read-only to
+ * the sandbox user because it does not own them — and copied otherwise.
+ */
+export async function createStandaloneClone(repo: string, workspace: string, branch: string, baseCommit: string, options: { hardlinks: boolean }): Promise<void> {
+  const clone = await runHostGit(path.dirname(workspace), ["clone", "--quiet", "--no-checkout", "--template=", ...(options.hardlinks ? [] : ["--no-hardlinks"]), "--", repo, workspace]);
+  if (clone.exitCode !== 0) throw new AppError("internal", `Could not clone ${repo}: ${clone.stderr.trim()}`);
+  const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
+  if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
+}
+
 /** Hands a freshly made tree to the sandbox user (needed when the control plane runs as root). */
 export async function chownTree(root: string, uid: number, gid: number): Promise<void> {
   await lchown(root, uid, gid);

@@ -1,0 +1,141 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { approvalDefaults } from "../approvals/approval.js";
+import type { ContainerDriver } from "../docker/container-driver.js";
+import { buildContainerSpec, LABEL_INSTANCE, resolveResources } from "../docker/container-spec.js";
+import { defaultPolicy } from "../permissions/policy.js";
+import type { Worker } from "./worker.js";
+import { writePolicyFile } from "./worker-policy.js";
+
+/** Marks warm-pool containers (in addition to the instance label). */
+export const LABEL_POOL = "dev.workcell.pool";
+
+/** A started container waiting for a worker, with its empty workspace and control dir mounted. */
+export interface PoolSlot {
+  readonly id: string;
+  readonly containerId: string;
+  /** The slot's directory: `workspace/` and `run/` inside it are what the container mounts. */
+  readonly dir: string;
+}
+
+/** What the pool needs to build containers like a default worker's. */
+export interface PoolDeps {
+  readonly size: number;
+  readonly driver: ContainerDriver;
+  readonly dataDir: string;
+  readonly instance: string;
+  readonly image: string;
+  readonly user: { uid: number; gid: number };
+  readonly hostCpus: number;
+  readonly log: (message: string) => void;
+}
+
+/**
+ * The warm pool: `size` containers created and started ahead of time with the default
+ * hardening, policy and limits, each bound to an empty slot directory that becomes a
+ * worker's workspace on claim (Docker cannot add a mount to a running container). Refills
+ * in the background, never holds more than `size`, and removes its containers on close.
+ */
+export class WorkerPool {
+  private readonly ready: PoolSlot[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private closed = false;
+
+  constructor(private readonly deps: PoolDeps) {}
+
+  /**
+   * Removes what a previous run left — pool containers no worker claimed (`claimed` are the
+   * container ids workers own) — and fills the pool.
+   */
+  async start(claimed: ReadonlySet<string>): Promise<void> {
+    const leftovers = await this.deps.driver.list({ [LABEL_INSTANCE]: this.deps.instance, [LABEL_POOL]: "true" });
+    for (const container of leftovers) if (!claimed.has(container.id)) await this.deps.driver.remove(container.id);
+    await rm(path.join(this.deps.dataDir, "pool"), { recursive: true, force: true });
+    this.refill();
+  }
+
+  /** A ready slot, or undefined when the pool is empty (the caller starts cold). */
+  claim(): PoolSlot | undefined {
+    const slot = this.ready.shift();
+    this.refill();
+    return slot;
+  }
+
+  /** Ready slots (for status and tests). */
+  get available(): number {
+    return this.ready.length;
+  }
+
+  /** Waits until the pool holds `count` ready slots (or `timeoutMs` passes). */
+  async waitReady(count: number, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.ready.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    return this.ready.length >= count;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    // Containers still being prepared are discarded as they finish; wait for them.
+    await Promise.all([...this.inflight]);
+    const slots = this.ready.splice(0);
+    for (const slot of slots) {
+      await this.deps.driver.remove(slot.containerId).catch(() => undefined);
+      await rm(slot.dir, { recursive: true, force: true });
+    }
+  }
+
+  private refill(): void {
+    while (!this.closed && this.ready.length + this.inflight.size < this.deps.size) {
+      const preparing: Promise<void> = this.createSlot()
+        .then(async (slot) => {
+          if (this.closed) await this.discard(slot);
+          else this.ready.push(slot);
+        })
+        .catch((error: unknown) => this.deps.log(`warm pool: could not prepare a container: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => this.inflight.delete(preparing));
+      this.inflight.add(preparing);
+    }
+  }
+
+  private async createSlot(): Promise<PoolSlot> {
+    const id = `pool${randomBytes(4).toString("hex")}`;
+    const dir = path.join(this.deps.dataDir, "pool", id);
+    const workspace = path.join(dir, "workspace");
+    // Owned by the control plane (mode 0700) until claimed: nothing in the waiting container
+    // can write there, so the host may clone into it; the claim hands it to the sandbox user.
+    await mkdir(workspace, { recursive: true, mode: 0o700 });
+    const policy = defaultPolicy();
+    await writePolicyFile(path.join(dir, "run"), policy, approvalDefaults());
+    const now = new Date().toISOString();
+    const placeholder: Worker = {
+      id,
+      name: id,
+      status: "starting",
+      repo: "",
+      branch: "",
+      baseRef: "",
+      baseCommit: "",
+      workspace,
+      image: this.deps.image,
+      permissions: policy,
+      approvals: approvalDefaults(),
+      audit: [],
+      resources: resolveResources(undefined),
+      createdAt: now,
+      updatedAt: now,
+      desired: "running",
+      env: {},
+      objectDirs: [],
+    };
+    const spec = buildContainerSpec(placeholder, { instance: this.deps.instance, user: this.deps.user, hostCpus: this.deps.hostCpus, runDir: path.join(dir, "run"), hidden: [] });
+    const containerId = await this.deps.driver.create({ ...spec, name: `workcell-${id}`, labels: { ...spec.labels, [LABEL_POOL]: "true" } });
+    await this.deps.driver.start(containerId);
+    return { id, containerId, dir };
+  }
+
+  private async discard(slot: PoolSlot): Promise<void> {
+    await this.deps.driver.remove(slot.containerId).catch(() => undefined);
+    await rm(slot.dir, { recursive: true, force: true });
+  }
+}
