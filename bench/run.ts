@@ -213,6 +213,8 @@ interface Target {
   goal: string;
   measured: string;
   met: boolean | null;
+  /** For a missed target: the measured value over the goal (how far off it is). */
+  missedBy?: string;
 }
 
 function evaluate(results: Record<string, unknown>): Target[] {
@@ -223,7 +225,7 @@ function evaluate(results: Record<string, unknown>): Target[] {
     manyWorkers: { controlPlaneRssMb: number; lightCallWhileTwoWorkersBusy: Summary };
   };
   const read = r.toolCall.bridge.readFile1KB;
-  return [
+  const targets: Target[] = [
     { name: "cold spawn", goal: "p50 ≤ 1.5× docker run + shared clone", measured: `${r.coldSpawn.ratio}×`, met: r.coldSpawn.ratio <= 1.5 },
     { name: "warm claim", goal: "p50 ≤ 150 ms", measured: `${r.warmClaim.spawnToInitialize.p50} ms`, met: r.warmClaim.spawnToInitialize.p50 <= 150 },
     { name: "bridge vs floor", goal: "p50 ≤ 1.5× in-process floor", measured: `${r.toolCall.ratioToFloor.readFile1KB}×`, met: r.toolCall.ratioToFloor.readFile1KB <= 1.5 },
@@ -232,6 +234,16 @@ function evaluate(results: Record<string, unknown>): Target[] {
     { name: "32 workers RSS", goal: "control plane ≤ 200 MB", measured: `${r.manyWorkers.controlPlaneRssMb} MB`, met: r.manyWorkers.controlPlaneRssMb <= 200 },
     { name: "light call under load", goal: "p99 ≤ 50 ms", measured: `${r.manyWorkers.lightCallWhileTwoWorkersBusy.p99} ms`, met: r.manyWorkers.lightCallWhileTwoWorkersBusy.p99 <= 50 },
   ];
+  const factor: Record<string, number> = {
+    "cold spawn": r.coldSpawn.ratio / 1.5,
+    "warm claim": r.warmClaim.spawnToInitialize.p50 / 150,
+    "bridge vs floor": r.toolCall.ratioToFloor.readFile1KB / 1.5,
+    "bridge latency": Math.max(read.p50 / 4, read.p99 / 15),
+    "vs docker exec": 20 / r.toolCall.timesFasterThanDockerExec,
+    "32 workers RSS": r.manyWorkers.controlPlaneRssMb / 200,
+    "light call under load": r.manyWorkers.lightCallWhileTwoWorkersBusy.p99 / 50,
+  };
+  return targets.map((target) => (target.met === false ? { ...target, missedBy: `${round(factor[target.name] ?? 0)}× the goal` } : target));
 }
 
 function printTable(results: Record<string, Record<string, unknown>>, targets: Target[]): void {
@@ -247,7 +259,7 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     `${(results.manyWorkers as { workers: number }).workers} workers: spawned in ${(results.manyWorkers as { spawnAllMs: number }).spawnAllMs} ms, control plane ${(results.manyWorkers as { controlPlaneRssMb: number }).controlPlaneRssMb} MB RSS, light call under load ${fmt((results.manyWorkers as { lightCallWhileTwoWorkersBusy: Summary }).lightCallWhileTwoWorkersBusy)}`,
     "",
     "targets:",
-    ...targets.map((t) => `  ${t.met === null ? "n/a " : t.met ? "MET " : "MISS"} ${t.name.padEnd(22)} ${t.goal.padEnd(40)} ${t.measured}`),
+    ...targets.map((t) => `  ${t.met === null ? "n/a " : t.met ? "MET " : "MISS"} ${t.name.padEnd(22)} ${t.goal.padEnd(40)} ${t.measured}${t.missedBy ? ` (${t.missedBy})` : ""}`),
     "",
   ];
   process.stdout.write(lines.join("\n"));
