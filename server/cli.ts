@@ -3,13 +3,20 @@ import { loadConfig } from "../runtime/config/config.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { AppError } from "../runtime/errors/app-error.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
+import { runClientCommand } from "./cli/commands.js";
+import { CliError } from "./cli/connection.js";
 import { PROJECT_ROOT, startControlPlane } from "./control-plane.js";
 
-const USAGE = `Usage: workcell <command>
+const USAGE = `Usage: workcell <command> [options]
 
-Commands:
+Control plane:
   serve         Start the control plane (builds the sandbox image first if it is missing)
   build-image   Build the sandbox image if it is missing, and print its tag
+
+Workers (talk to a running control plane: --url/--token, else WORKCELL_URL/WORKCELL_TOKEN,
+else the local data dir's token and http://127.0.0.1:7070; --json for scripts):
+  spawn ls exec shell diff export rm logs approvals approve reject mcp-config
+  'workcell <command> --help' shows each command's options and an example.
 
 Environment: WORKCELL_HOST (127.0.0.1), WORKCELL_PORT (7070), WORKCELL_DATA_DIR (./.workcell),
 WORKCELL_TOKEN (generated into <dataDir>/token when unset), DOCKER_HOST.`;
@@ -28,8 +35,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command !== "serve") {
-    process.stderr.write(`Unknown command "${command}".\n\n${USAGE}\n`);
-    return 2;
+    return runClientCommand(command, argv.slice(1), {
+      env: process.env,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      isTty: process.stdout.isTTY === true,
+    });
   }
   const config = loadConfig(process.env);
   process.stderr.write("workcell: checking the Docker engine and the sandbox image...\n");
@@ -52,8 +63,8 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (error: unknown) => {
-    const message = error instanceof AppError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const message = error instanceof AppError || error instanceof CliError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
     process.stderr.write(`workcell: ${message}\n`);
-    process.exitCode = 1;
+    process.exitCode = error instanceof CliError ? error.exitCode : 1;
   },
 );

@@ -1,0 +1,222 @@
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { CliError, request, resolveConnection, type Connection } from "./connection.js";
+import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
+
+/** What a command needs from the process. */
+export interface CliContext {
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  isTty: boolean;
+}
+
+interface Worker {
+  id: string;
+  name: string;
+  status: string;
+  branch: string;
+  repo: string;
+  mcpUrl: string;
+  containerId: string;
+  network?: string;
+  resources?: { cpus: number; memoryMb: number };
+}
+
+const COMMON = { url: { type: "string" as const }, token: { type: "string" as const }, json: { type: "boolean" as const }, help: { type: "boolean" as const, short: "h" } };
+
+const HELP: Record<string, string> = {
+  spawn: `workcell spawn <repo> [--base <ref>] [--name <prefix>] [--allow-net[=hosts]] [--allow-read=paths] [--allow-write=paths]
+               [--allow-run[=programs]] [--allow-env=names] [--deny-{read,write,net,run,env}=list] [--prompt] [--audit]
+               [--memory <MB>] [--cpus <n>] [--json]
+  Create a worker on a git repository. Permission flags mirror Deno's and become the worker's policy.
+  Example: workcell spawn "$PWD" --name fix-login --allow-net=registry.npmjs.org:443 --allow-run=git,npm,node`,
+  ls: `workcell ls [--json]\n  List workers.`,
+  exec: `workcell exec <id> [--timeout <ms>] -- <command…>\n  Run a command in the worker; exits with the command's exit code.\n  Example: workcell exec 3f9c1a2b -- npm test`,
+  shell: `workcell shell <id>\n  An interactive shell in the worker's container (needs the docker CLI on this machine).`,
+  diff: `workcell diff <id> [--json]\n  What changed since the worker's base.`,
+  export: `workcell export <id> [--branch <name>] [--json]\n  Bring the worker's branch into the source repository.`,
+  rm: `workcell rm <id> [--keep-workspace] [--json]\n  Remove a worker (and its workspace unless --keep-workspace).`,
+  logs: `workcell logs <id> [-f] [--json]\n  The worker's events; -f follows them live.`,
+  approvals: `workcell approvals [--json]\n  Pending approvals. Decide with: workcell approve <id> [--scope worker] | workcell reject <id> [--reason "…"]`,
+  approve: `workcell approve <approval-id> [--scope once|worker] [--input '<json>']\n  Approve (or, with --input, edit and approve) a pending call.`,
+  reject: `workcell reject <approval-id> [--reason "…"]\n  Reject a pending call; the agent sees the reason.`,
+  "mcp-config": `workcell mcp-config <id>\n  The JSON an MCP client needs to connect to the worker.`,
+};
+
+/** The usage text of the client commands. */
+export function clientUsage(): string {
+  return Object.values(HELP).join("\n\n");
+}
+
+const color = (ctx: CliContext, code: number, text: string) => (ctx.isTty ? `\u001b[${code}m${text}\u001b[0m` : text);
+const statusColor = (ctx: CliContext, status: string) => color(ctx, status === "running" ? 32 : status === "failed" ? 31 : 33, status);
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").replace(/\u001b\[\d+m/g, "").length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => cell + " ".repeat(Math.max(0, (widths[column] ?? 0) - cell.replace(/\u001b\[\d+m/g, "").length))).join("  ").trimEnd()).join("\n");
+}
+
+function parse<T extends Record<string, { type: "string" | "boolean"; short?: string }>>(argv: string[], options: T, command: string) {
+  try {
+    return parseArgs({ args: normalizeBareFlags(argv), options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new CliError(`${(error as Error).message}\n\n${HELP[command] ?? ""}`, 2);
+  }
+}
+
+const need = (value: string | undefined, what: string, command: string): string => {
+  if (value === undefined || value === "") throw new CliError(`Missing ${what}.\n\n${HELP[command]}`, 2);
+  return value;
+};
+
+/** Runs one client command; answers the exit code. */
+export async function runClientCommand(command: string, argv: string[], ctx: CliContext): Promise<number> {
+  if (!(command in HELP)) throw new CliError(`Unknown command "${command}". Run 'workcell --help'.`, 2);
+  const dashdash = argv.indexOf("--");
+  const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
+  const rest = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  const extra =
+    command === "spawn"
+      ? { ...PERMISSION_OPTIONS, base: { type: "string" as const }, name: { type: "string" as const }, memory: { type: "string" as const }, cpus: { type: "string" as const } }
+      : command === "exec"
+        ? { timeout: { type: "string" as const } }
+        : command === "export"
+          ? { branch: { type: "string" as const } }
+          : command === "rm"
+            ? { "keep-workspace": { type: "boolean" as const } }
+            : command === "logs"
+              ? { follow: { type: "boolean" as const, short: "f" } }
+              : command === "approve"
+                ? { scope: { type: "string" as const }, input: { type: "string" as const } }
+                : command === "reject"
+                  ? { reason: { type: "string" as const } }
+                  : {};
+  const { values, positionals } = parse(own, extra, command);
+  const flags = values as Record<string, string | boolean | undefined>;
+  if (flags.help) {
+    ctx.stdout(`${HELP[command]}\n`);
+    return 0;
+  }
+  const connection = await resolveConnection({ url: flags.url as string | undefined, token: flags.token as string | undefined }, ctx.env);
+  const json = flags.json === true;
+  const print = (value: unknown, human: () => string) => ctx.stdout(`${json ? JSON.stringify(value, null, 2) : human()}\n`);
+  const [first] = positionals;
+
+  switch (command) {
+    case "spawn": {
+      const body: Record<string, unknown> = { repo: need(first, "the repository path", command) };
+      if (flags.base) body.baseRef = flags.base;
+      if (flags.name) body.name = flags.name;
+      const permissions = permissionsFromFlags(flags);
+      if (Object.keys(permissions).length > 0) body.permissions = permissions;
+      const resources: Record<string, number> = {};
+      if (flags.memory) resources.memoryMb = Number(flags.memory);
+      if (flags.cpus) resources.cpus = Number(flags.cpus);
+      if (Object.keys(resources).length > 0) body.resources = resources;
+      if (!json && ctx.isTty) ctx.stderr("creating the worker…\n");
+      const worker = await request<Worker>(connection, "POST", "/v1/workers", body);
+      print(worker, () => `${color(ctx, 1, worker.id)} ${statusColor(ctx, worker.status)} on ${worker.branch}\nMCP: ${worker.mcpUrl}`);
+      return 0;
+    }
+    case "ls": {
+      const { workers } = await request<{ workers: Worker[] }>(connection, "GET", "/v1/workers");
+      print({ workers }, () =>
+        workers.length === 0
+          ? "no workers"
+          : table([["ID", "NAME", "STATUS", "BRANCH", "NETWORK", "REPO"], ...workers.map((w) => [w.id, w.name, statusColor(ctx, w.status), w.branch, w.network ?? "none", w.repo])]),
+      );
+      return 0;
+    }
+    case "exec": {
+      const id = need(first, "the worker id", command);
+      if (rest.length === 0) throw new CliError(`Missing the command after --.\n\n${HELP.exec}`, 2);
+      const result = await request<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean }>(connection, "POST", `/v1/workers/${id}/exec`, {
+        command: rest.length === 1 ? rest[0] : rest,
+        ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+      });
+      if (json) ctx.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      else {
+        ctx.stdout(result.stdout);
+        ctx.stderr(result.stderr);
+        if (result.timedOut) ctx.stderr("workcell: the command timed out and was killed\n");
+      }
+      return result.exitCode ?? 124;
+    }
+    case "shell": {
+      const worker = await request<Worker>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}`);
+      const run = spawnSync("docker", ["exec", "-it", "-w", "/workspace", worker.containerId, "bash"], { stdio: "inherit" });
+      if (run.error) throw new CliError(`Could not run the docker CLI (${run.error.message}); 'workcell shell' needs it on this machine.`);
+      return run.status ?? 1;
+    }
+    case "diff": {
+      const diff = await request<{ files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}/diff`);
+      print(diff, () =>
+        diff.patch
+          .split("\n")
+          .map((line) => (line.startsWith("+") && !line.startsWith("+++") ? color(ctx, 32, line) : line.startsWith("-") && !line.startsWith("---") ? color(ctx, 31, line) : line))
+          .join("\n"),
+      );
+      return 0;
+    }
+    case "export": {
+      const result = await request<{ branch: string; commit: string; repo: string }>(connection, "POST", `/v1/workers/${need(first, "the worker id", command)}/export`, flags.branch ? { branch: flags.branch } : {});
+      print(result, () => `exported ${result.commit.slice(0, 12)} to ${result.branch} in ${result.repo}`);
+      return 0;
+    }
+    case "rm": {
+      const query = flags["keep-workspace"] ? "?keepWorkspace=true" : "";
+      const result = await request<{ id: string; status: string; workspace?: string }>(connection, "DELETE", `/v1/workers/${need(first, "the worker id", command)}${query}`);
+      print(result, () => `removed ${result.id}${result.workspace ? ` (workspace kept at ${result.workspace})` : ""}`);
+      return 0;
+    }
+    case "logs": {
+      const id = need(first, "the worker id", command);
+      const { events } = await request<{ events: { seq: number; ts: string; type: string; tool?: string; durationMs?: number; isError?: boolean }[] }>(connection, "GET", `/v1/workers/${id}/events?limit=1000`);
+      const line = (e: (typeof events)[number]) => (json ? JSON.stringify(e) : `${e.ts} ${e.type}${e.tool ? ` ${e.tool}` : ""}${e.durationMs !== undefined ? ` (${e.durationMs} ms)` : ""}${e.isError ? color(ctx, 31, " error") : ""}`);
+      for (const event of events) ctx.stdout(`${line(event)}\n`);
+      if (!flags.follow) return 0;
+      const response = await fetch(`${connection.url}/v1/events?workerId=${id}&after=${events.at(-1)?.seq ?? 0}`, { headers: { authorization: `Bearer ${connection.token}` } });
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        let end: number;
+        while ((end = buffer.indexOf("\n\n")) !== -1) {
+          const data = buffer.slice(0, end).split("\n").find((l) => l.startsWith("data:"));
+          buffer = buffer.slice(end + 2);
+          if (data) ctx.stdout(`${line(JSON.parse(data.slice(5)))}\n`);
+        }
+      }
+      return 0;
+    }
+    case "approvals": {
+      const { approvals } = await request<{ approvals: { id: string; workerId: string; tool: string; description: string; input: unknown }[] }>(connection, "GET", "/v1/approvals?status=pending");
+      print({ approvals }, () =>
+        approvals.length === 0 ? "no pending approvals" : table([["ID", "WORKER", "TOOL", "WHY"], ...approvals.map((a) => [a.id, a.workerId, a.tool, a.description])]),
+      );
+      return 0;
+    }
+    case "approve":
+    case "reject": {
+      const id = need(first, "the approval id", command);
+      const body =
+        command === "reject"
+          ? { decision: "reject", ...(flags.reason ? { reason: flags.reason } : {}) }
+          : flags.input
+            ? { decision: "edit", input: JSON.parse(flags.input as string) as unknown, ...(flags.scope ? { scope: flags.scope } : {}) }
+            : { decision: "approve", ...(flags.scope ? { scope: flags.scope } : {}) };
+      const decided = await request<{ id: string; status: string }>(connection, "POST", `/v1/approvals/${id}`, body);
+      print(decided, () => `${decided.id}: ${decided.status}`);
+      return 0;
+    }
+    case "mcp-config": {
+      const worker = await request<Worker>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}`);
+      ctx.stdout(`${JSON.stringify({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: { Authorization: `Bearer ${connection.token}` } } } }, null, 2)}\n`);
+      return 0;
+    }
+  }
+  return 2;
+}
+
+export type { Connection };

@@ -1,0 +1,78 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../../server/control-plane.js";
+import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./helpers/control-plane.js";
+import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
+
+let test: TestPlane;
+let repo: string;
+const spawned: string[] = [];
+
+beforeAll(async () => {
+  test = await startTestPlane();
+  repo = await createTestRepo(await createTempDir("workcell-cli-"));
+});
+
+afterAll(async () => {
+  await stopTestPlane(test);
+  await removeContainersOf(spawned);
+});
+
+/** Runs `workcell …` as a user would, against the test's control plane. */
+function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "bin", "workcell.mjs"), ...args], {
+      env: { ...process.env, WORKCELL_URL: test.plane.url, WORKCELL_TOKEN: TEST_TOKEN },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("the workcell CLI", () => {
+  it("spawns with Deno-style flags that become the worker's policy, and prints JSON for scripts", async () => {
+    const result = await cli("spawn", repo, "--name", "cli-test", "--allow-net=127.0.0.1:8080,*.example.com", "--allow-run=git,ls", "--deny-read=/srv/secret", "--prompt", "--memory", "1024", "--json");
+    expect(result.code, result.stderr).toBe(0);
+    const worker = JSON.parse(result.stdout) as { id: string; branch: string; resources: { memoryMb: number } };
+    spawned.push(worker.id);
+    expect(worker.branch).toMatch(/^workcell\/cli-test-/);
+    expect(worker.resources.memoryMb).toBe(1024);
+    const policy = await test.api<{ permissions: Record<string, unknown> }>("GET", `/v1/workers/${worker.id}/permissions`);
+    expect(policy.body.permissions).toMatchObject({ net: ["127.0.0.1:8080", "*.example.com"], run: ["git", "ls"], deny: { read: ["/srv/secret"] }, prompt: true, mode: "enforce" });
+
+    const listed = await cli("ls", "--json");
+    expect((JSON.parse(listed.stdout) as { workers: { id: string }[] }).workers.map((w) => w.id)).toContain(worker.id);
+    const human = await cli("ls");
+    expect(human.stdout).toMatch(/^ID\s+NAME\s+STATUS/);
+    expect(human.stdout).not.toMatch(/\u001b\[/);
+  });
+
+  it("exec exits with the command's exit code and streams its output", async () => {
+    const spawnedWorker = JSON.parse((await cli("spawn", repo, "--json")).stdout) as { id: string };
+    spawned.push(spawnedWorker.id);
+    const ok = await cli("exec", spawnedWorker.id, "--", "sh", "-c", "echo out; echo err >&2; exit 3");
+    expect(ok).toMatchObject({ code: 3, stdout: "out\n", stderr: "err\n" });
+    const json = await cli("exec", spawnedWorker.id, "--json", "--", "true");
+    expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 0, timedOut: false });
+    const config = JSON.parse((await cli("mcp-config", spawnedWorker.id)).stdout) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> };
+    expect(Object.values(config.mcpServers)[0]).toMatchObject({ url: expect.stringContaining(`/v1/workers/${spawnedWorker.id}/mcp`), headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+    const removed = await cli("rm", spawnedWorker.id, "--json");
+    expect(JSON.parse(removed.stdout)).toEqual({ id: spawnedWorker.id, status: "removed" });
+  });
+
+  it("says what is wrong in one line with a meaningful exit code", async () => {
+    const usage = await cli("spawn");
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^workcell: Missing the repository path\./);
+    const unknown = await cli("exec", "deadbeef", "--", "true");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^workcell: No worker with id "deadbeef"/);
+    const badFlag = await cli("ls", "--colour");
+    expect(badFlag.code).toBe(2);
+  });
+});
