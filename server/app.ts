@@ -13,6 +13,11 @@ import { createTaskRoutes } from "./routes/tasks.js";
 import { createEventRoutes } from "./routes/events.js";
 import { createWorkerRoutes } from "./routes/workers.js";
 import type { EventLog } from "../runtime/events/event-log.js";
+import { createRequire } from "node:module";
+import { DOCS_PAGE } from "./docs-page.js";
+import { buildOpenApiDocument } from "./openapi.js";
+
+const VERSION = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 
 /** Everything the HTTP app needs; passed in so tests can wire their own. */
 export interface AppDeps {
@@ -66,6 +71,10 @@ export function createApp(deps: AppDeps): Hono {
       return c.json({ ok: false, docker: { available: false, error: body.error.message } }, 503);
     }
   });
+
+  // The API's description is public (it holds no data); everything under /v1 needs the token.
+  app.get("/openapi.json", (c) => c.json(buildOpenApiDocument({ version: VERSION, serverUrl: deps.baseUrl() })));
+  app.get("/docs", (c) => c.html(DOCS_PAGE));
 
   app.use("/v1/*", bearerAuth(deps.token));
 

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /** Every error code the public API may answer with. */
 export type ErrorCode =
   | "invalid_input"
@@ -40,6 +42,15 @@ export class AppError extends Error {
     return ERROR_STATUS[this.code];
   }
 }
+
+/** The public error body as a schema (for the API document). */
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.enum(["invalid_input", "unauthorized", "permission_denied", "not_found", "conflict", "payload_too_large", "docker_unavailable", "timeout", "internal"]),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+});
 
 /** The public error body: `{"error": {"code", "message", "details"?}}`. */
 export interface ErrorBody {

@@ -1,5 +1,6 @@
 import { appendFile, mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
+import { z } from "zod";
 
 /** One event of the audit trail. */
 export interface WorkcellEvent {
@@ -16,6 +17,23 @@ export interface WorkcellEvent {
   readonly approvalId?: string;
   readonly [key: string]: unknown;
 }
+
+/** The event as the API answers it (the stable fields; each type may add its own). */
+export const WorkcellEventSchema = z
+  .object({
+    seq: z.number().int(),
+    ts: z.string(),
+    workerId: z.string(),
+    type: z.string(),
+    sessionId: z.string().optional(),
+    tool: z.string().optional(),
+    args: z.unknown().optional(),
+    result: z.string().optional(),
+    isError: z.boolean().optional(),
+    durationMs: z.number().optional(),
+    approvalId: z.string().optional(),
+  })
+  .catchall(z.unknown());
 
 /** Filters for listing events. */
 export interface EventQuery {

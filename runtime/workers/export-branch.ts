@@ -4,18 +4,20 @@ import path from "node:path";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import { runHostGit } from "../git/host-git.js";
+import { z } from "zod";
 import type { Worker } from "./worker.js";
 
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** The answer of an export: the branch now exists in the source repository. */
-export interface ExportResult {
-  repo: string;
-  branch: string;
-  commit: string;
+export const ExportResultSchema = z.object({
+  repo: z.string(),
+  branch: z.string(),
+  commit: z.string(),
   /** Files with uncommitted changes in the workspace; they are not part of the export. */
-  uncommittedFiles: number;
-}
+  uncommittedFiles: z.number().int(),
+});
+export type ExportResult = z.infer<typeof ExportResultSchema>;
 
 /**
  * Brings the worker's branch into the source repository through a data-only path: the

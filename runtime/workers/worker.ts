@@ -121,6 +121,16 @@ export const WorkerSchema = z.object({
 });
 export type Worker = z.infer<typeof WorkerSchema>;
 
+/** A worker as the API answers it: the stored fields minus what never leaves the control plane, plus derived ones. */
+export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs: true, env: true, gate: true, audit: true, agent: true }).extend({
+  mcpUrl: z.string(),
+  envNames: z.array(z.string()),
+  network: z.enum(["none", "proxied", "bridged"]),
+  agent: z.object({ command: z.array(z.string()), envNames: z.array(z.string()) }).optional(),
+  task: GateStateSchema.shape.task.optional(),
+  validation: z.object({ validated: z.boolean(), consecutiveFailures: z.number() }).optional(),
+});
+
 /** Fields that never leave the control plane. */
 export function toPublicWorker(worker: Worker, baseUrl: string) {
   const { desired: _desired, objectDirs: _objectDirs, env, gate, audit: _audit, agent, ...visible } = worker;

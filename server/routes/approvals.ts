@@ -5,7 +5,8 @@ import type { ApprovalQueue } from "../../runtime/approvals/approval-queue.js";
 import { AppError } from "../../runtime/errors/app-error.js";
 import { describeIssues, parseJsonBody } from "../validate.js";
 
-const ListQuerySchema = z
+/** The query of `GET /v1/approvals`. */
+export const ApprovalListQuerySchema = z
   .object({
     status: z.enum(["pending", "approved", "rejected", "edited", "timed_out", "cancelled", "abandoned"]).optional(),
     workerId: z.string().regex(/^[0-9a-f]{8}$/, "must be a worker id (8 hex characters)").optional(),
@@ -17,7 +18,7 @@ export function createApprovalRoutes(queue: ApprovalQueue): Hono {
   const app = new Hono();
 
   app.get("/", async (c) => {
-    const query = ListQuerySchema.safeParse(c.req.query());
+    const query = ApprovalListQuerySchema.safeParse(c.req.query());
     if (!query.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(query.error)}.`);
     return c.json({ approvals: await queue.list(query.data) });
   });

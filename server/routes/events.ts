@@ -8,7 +8,8 @@ import { describeIssues } from "../validate.js";
 const HEARTBEAT_MS = 15_000;
 const WORKER_ID = /^[0-9a-f]{8}$/;
 
-const QuerySchema = z
+/** The query of both event routes. */
+export const EventQuerySchema = z
   .object({
     after: z.coerce.number().int().min(0).optional(),
     limit: z.coerce.number().int().min(1).max(1_000).optional(),
@@ -18,7 +19,7 @@ const QuerySchema = z
   .strict();
 
 function parseQuery(query: Record<string, string>) {
-  const parsed = QuerySchema.safeParse(query);
+  const parsed = EventQuerySchema.safeParse(query);
   if (!parsed.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(parsed.error)}.`);
   return parsed.data;
 }

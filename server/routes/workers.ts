@@ -5,9 +5,15 @@ import { ExecRequestSchema, ExportRequestSchema } from "../../runtime/workers/ex
 import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
 import { CreateWorkerInputSchema, toPublicWorker } from "../../runtime/workers/worker.js";
 import { AppError } from "../../runtime/errors/app-error.js";
-import { parseJsonBody } from "../validate.js";
+import { describeIssues, parseJsonBody } from "../validate.js";
 
 const WORKER_ID = /^[0-9a-f]{8}$/;
+
+/** The query of `DELETE /v1/workers/:id`. */
+export const RemoveQuerySchema = z.object({ keepWorkspace: z.enum(["true", "false"]).optional() }).strict();
+
+/** The answer of `DELETE /v1/workers/:id`. */
+export const RemoveResultSchema = z.object({ id: z.string(), status: z.literal("removed"), workspace: z.string().optional() });
 
 /** The REST routes under /v1/workers. */
 export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string): Hono {
@@ -30,9 +36,9 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
   app.get("/:id", async (c) => c.json(present(await manager.get(checkedId(c.req.param("id"))))));
 
   app.delete("/:id", async (c) => {
-    const keep = z.enum(["true", "false"]).optional().safeParse(c.req.query("keepWorkspace"));
-    if (!keep.success) throw new AppError("invalid_input", `keepWorkspace: expected "true" or "false", received "${c.req.query("keepWorkspace")}".`);
-    return c.json(await manager.remove(checkedId(c.req.param("id")), { keepWorkspace: keep.data === "true" }));
+    const query = RemoveQuerySchema.safeParse(c.req.query());
+    if (!query.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(query.error)}. Use ?keepWorkspace=true or false.`);
+    return c.json(await manager.remove(checkedId(c.req.param("id")), { keepWorkspace: query.data.keepWorkspace === "true" }));
   });
 
   app.post("/:id/stop", async (c) => c.json(present(await manager.stop(c.req.param("id")))));
