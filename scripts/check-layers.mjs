@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // The lint rule that keeps the architecture's import direction: server → runtime only;
 // runtime imports neither server/ nor tools/; tools/ (the in-container program) imports
-// neither and never writes to the console (stdout is its MCP channel).
+// neither and never writes to the console (stdout is its MCP channel); client/ (the published
+// HTTP client) imports only types, from runtime/, so its built file has no dependencies.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const FORBIDDEN = { server: ["tools"], runtime: ["server", "tools"], tools: ["server", "runtime"] };
+const FORBIDDEN = { server: ["tools", "client"], runtime: ["server", "tools", "client"], tools: ["server", "runtime", "client"], client: ["server", "tools"] };
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 async function* sourceFiles(dir) {
@@ -27,6 +28,7 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
       if (!specifier?.startsWith(".")) continue;
       const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep)[0];
       if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
+      if (layer === "client" && !/^\s*(?:import|export) type\s/.test(match[0])) problems.push(`${path.relative(root, file)}: client/ may only import types ("${specifier}"); use "import type"`);
     }
     if (layer === "tools" && /\bconsole\.(log|info|warn|error|debug)\(/.test(text)) {
       problems.push(`${path.relative(root, file)}: tools/ must not use console (stdout is the MCP channel)`);
@@ -38,4 +40,4 @@ if (problems.length > 0) {
   process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone.\n");
+process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; client/ imports types only.\n");
