@@ -14,6 +14,7 @@ import { createEventRoutes } from "./routes/events.js";
 import { createWorkerRoutes } from "./routes/workers.js";
 import type { EventLog } from "../runtime/events/event-log.js";
 import { createRequire } from "node:module";
+import { createDashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { DOCS_PAGE } from "./docs-page.js";
 import { buildOpenApiDocument } from "./openapi.js";
 
@@ -75,6 +76,8 @@ export function createApp(deps: AppDeps): Hono {
   // The API's description is public (it holds no data); everything under /v1 needs the token.
   app.get("/openapi.json", (c) => c.json(buildOpenApiDocument({ version: VERSION, serverUrl: deps.baseUrl() })));
   app.get("/docs", (c) => c.html(DOCS_PAGE));
+  // The dashboard's page and assets hold no data; it signs in with the token like any client.
+  app.route("/", createDashboardRoutes());
 
   app.use("/v1/*", bearerAuth(deps.token));
 

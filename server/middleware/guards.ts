@@ -13,13 +13,14 @@ export function allowedHostHeaders(host: string, port: number): Set<string> {
 
 /**
  * DNS-rebinding protection: the Host header must name the bound address, and browsers'
- * cross-origin requests (any Origin header) are refused.
+ * cross-origin requests are refused — the only Origin accepted is the control plane's own
+ * (its dashboard), which a rebinding page cannot claim because its Host would not match.
  */
 export function hostAndOriginGuard(allowed: () => Set<string>): MiddlewareHandler {
   return async (c, next) => {
     const origin = c.req.header("origin");
-    if (origin !== undefined) {
-      throw new AppError("permission_denied", "Requests with an Origin header are refused (workcell is not reachable from web pages). Call it from a program or the CLI, without an Origin header.");
+    if (origin !== undefined && !isOwnOrigin(origin, allowed())) {
+      throw new AppError("permission_denied", "Requests from other web origins are refused (only workcell's own dashboard may call it from a browser). Call it from a program or the CLI, without an Origin header.");
     }
     const host = c.req.header("host") ?? "";
     if (!allowed().has(host.toLowerCase())) {
@@ -27,6 +28,11 @@ export function hostAndOriginGuard(allowed: () => Set<string>): MiddlewareHandle
     }
     await next();
   };
+}
+
+function isOwnOrigin(origin: string, allowed: Set<string>): boolean {
+  const match = /^http:\/\/([^/]+)$/i.exec(origin);
+  return match?.[1] !== undefined && allowed.has(match[1].toLowerCase());
 }
 
 function digest(value: string): Buffer {

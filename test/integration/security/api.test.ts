@@ -77,11 +77,13 @@ describe("control-plane API hardening", () => {
     }
   });
 
-  it("answers 403 to a foreign Host or any Origin on every route, MCP endpoints included", async () => {
+  it("answers 403 to a foreign Host or a foreign Origin on every route, MCP endpoints included", async () => {
     for (const [method, route] of [...ROUTES, ["GET", "/health"] as [string, string]]) {
       const auth = { authorization: `Bearer ${TEST_TOKEN}` };
       expect((await raw(method, route, { ...auth, host: "evil.example" })).status, `${method} ${route} host`).toBe(403);
-      expect((await raw(method, route, { ...auth, origin: "http://127.0.0.1" })).status, `${method} ${route} origin`).toBe(403);
+      for (const origin of ["http://127.0.0.1", "http://evil.example", "null"]) {
+        expect((await raw(method, route, { ...auth, origin })).status, `${method} ${route} origin ${origin}`).toBe(403);
+      }
     }
   });
 

@@ -85,9 +85,18 @@ describe("control plane HTTP guards", () => {
     expect(response.status).toBe(200);
   });
 
-  it("refuses any Origin header with 403, even on /health", async () => {
-    const response = await makeApp().request("/health", { headers: { host: "127.0.0.1:7070", origin: "http://127.0.0.1:7070" } });
-    expect(response.status).toBe(403);
+  it("refuses every Origin but its own with 403, even on /health", async () => {
+    for (const origin of ["http://evil.example:7070", "http://127.0.0.1", "https://127.0.0.1:7070", "http://127.0.0.1:7071", "null", "http://127.0.0.1:7070/x"]) {
+      const response = await makeApp().request("/health", { headers: { host: "127.0.0.1:7070", origin } });
+      expect(response.status, origin).toBe(403);
+    }
+  });
+
+  it("accepts its own origin (the dashboard's requests from the browser)", async () => {
+    for (const origin of ["http://127.0.0.1:7070", "http://localhost:7070"]) {
+      const response = await makeApp().request("/v1/workers", { headers: headers({ origin }) });
+      expect(response.status, origin).toBe(200);
+    }
   });
 
   it("rejects an invalid body with 400 naming the field, before doing anything", async () => {
