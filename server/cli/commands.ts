@@ -49,6 +49,27 @@ export function clientUsage(): string {
   return Object.values(HELP).join("\n\n");
 }
 
+const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
+
+/** On a TTY, a spinner with the elapsed time once `task` takes more than a moment; the line is cleared after. */
+export async function withSpinner<T>(ctx: CliContext, enabled: boolean, label: string, task: () => Promise<T>): Promise<T> {
+  if (!enabled || !ctx.isTty) return task();
+  const started = Date.now();
+  let frame = 0;
+  let shown = false;
+  const timer = setInterval(() => {
+    if (Date.now() - started < 300) return;
+    shown = true;
+    ctx.stderr(`\r${SPINNER[frame++ % SPINNER.length]} ${label} ${((Date.now() - started) / 1000).toFixed(1)}s`);
+  }, 100);
+  try {
+    return await task();
+  } finally {
+    clearInterval(timer);
+    if (shown) ctx.stderr("\r\u001b[2K");
+  }
+}
+
 const color = (ctx: CliContext, code: number, text: string) => (ctx.isTty ? `\u001b[${code}m${text}\u001b[0m` : text);
 const statusColor = (ctx: CliContext, status: string) => color(ctx, status === "running" ? 32 : status === "failed" ? 31 : 33, status);
 
@@ -114,8 +135,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       if (flags.memory) resources.memoryMb = Number(flags.memory);
       if (flags.cpus) resources.cpus = Number(flags.cpus);
       if (Object.keys(resources).length > 0) body.resources = resources;
-      if (!json && ctx.isTty) ctx.stderr("creating the worker…\n");
-      const worker = await request<Worker>(connection, "POST", "/v1/workers", body);
+      const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () => request<Worker>(connection, "POST", "/v1/workers", body));
       print(worker, () => `${color(ctx, 1, worker.id)} ${statusColor(ctx, worker.status)} on ${worker.branch}\nMCP: ${worker.mcpUrl}`);
       return 0;
     }
