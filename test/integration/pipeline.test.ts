@@ -33,7 +33,7 @@ afterAll(async () => {
 async function repoWithAgent(): Promise<string> {
   const repo = await createRepoFromFixture(scratch, "js-greeter");
   await mkdir(path.join(repo, ".agent"), { recursive: true });
-  await copyFile(path.join(PROJECT_ROOT, "test", "fixtures", "agents", "scripted-agent.mjs"), path.join(repo, ".agent", "scripted-agent.mjs"));
+  await copyFile(path.join(PROJECT_ROOT, "examples", "agents", "scripted-agent.mjs"), path.join(repo, ".agent", "scripted-agent.mjs"));
   git(repo, "add", ".");
   git(repo, "commit", "-q", "-m", "add the scripted agent");
   return repo;
