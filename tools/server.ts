@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { registerBuildTools, type GateHolder } from "./build/build-tools.js";
+import { registerCodeTools } from "./code/code-tools.js";
 import { registerCodeEdit } from "./edit/code-edit.js";
 import { registerReadTools } from "./fs/read-tools.js";
 import { registerWriteTools } from "./fs/write-tools.js";
@@ -57,6 +58,7 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
   registerReadTools(registry, access);
   registerWriteTools(registry, access);
   registerCodeEdit(registry, access);
+  registerCodeTools(registry, access);
   registerSearchTools(registry, access);
   registerShellTool(registry, access, admit);
   registerProcessTools(registry, access, new ProcessManager());

@@ -1,0 +1,96 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import { createRepoFromFixture, createTempDir, git } from "./helpers/test-repo.js";
+
+let test: TestPlane;
+const spawned: string[] = [];
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  test = await startTestPlane();
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await stopTestPlane(test);
+  await removeContainersOf(spawned);
+});
+
+async function workerOn(fixture: string): Promise<{ worker: ApiWorker; call: (name: string, args?: Record<string, unknown>) => Promise<{ text: string; data: Record<string, unknown>; isError: boolean }> }> {
+  const repo = await createRepoFromFixture(await createTempDir("workcell-code-"), fixture);
+  const worker = await spawnOn(test, repo);
+  spawned.push(worker.id);
+  const { client } = await test.connect(worker.mcpUrl);
+  clients.push(client);
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await client.callTool({ name, arguments: args });
+    return { text: textOf(result), data: (result.structuredContent ?? {}) as Record<string, unknown>, isError: result.isError === true };
+  };
+  return { worker, call };
+}
+
+interface Location {
+  path: string;
+  line: number;
+  isDefinition?: boolean;
+}
+
+describe("semantic code tools in the sandbox (the image's TypeScript)", () => {
+  it("renames a class used in 23 files: preview first, then every reference and import, strings and comments untouched, and code_validate passes", async () => {
+    const { worker, call } = await workerOn("ts-shapes");
+    const exec = (command: string) => test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command });
+
+    const preview = await call("code_refactor", { operation: "rename", filePath: "src/shape.ts", symbolName: "Shape", newName: "Figure", preview: true });
+    expect(preview.isError, preview.text).toBe(false);
+    expect((preview.data.files as unknown[]).length).toBe(23);
+    expect((await exec("git status --porcelain")).body.stdout).toBe("");
+
+    const renamed = await call("code_refactor", { operation: "rename", filePath: "src/shape.ts", symbolName: "Shape", newName: "Figure" });
+    expect(renamed.isError, renamed.text).toBe(false);
+    expect((await exec("git status --porcelain | wc -l")).body.stdout.trim()).toBe("23");
+    // What stays: per shape file a comment and a string; in shape.ts two comments, a template string and the @example.
+    expect((await exec("grep -rhow 'Shape' src | wc -l")).body.stdout.trim()).toBe(String(19 * 2 + 4));
+    expect((await exec("grep -c 'new Figure(\"circle\", size)' src/shapes/circle.ts")).body.stdout.trim()).toBe("1");
+
+    const validation = await call("code_validate");
+    expect(validation.data, validation.text).toMatchObject({ success: true, language: "typescript" });
+
+    // The project stays warm: a navigate call after the rename sees the new name at once.
+    const references = await call("code_navigate", { operation: "references", symbolName: "Figure", limit: 500 });
+    expect(new Set((references.data.locations as Location[]).map((location) => location.path)).size).toBe(23);
+    const inspected = await call("code_inspect", { filePath: "src/report.ts", symbolName: "totalArea" });
+    expect(inspected.data).toMatchObject({ heuristic: false, kind: "function", signature: "function totalArea(shapes: Figure[]): number" });
+  });
+
+  it("falls back to a symbol-aware search for Python and says so; refactoring points to code_edit", async () => {
+    const { call } = await workerOn("py-inventory");
+    const references = await call("code_navigate", { operation: "references", filePath: "inventory/pricing.py", symbolName: "total_price" });
+    expect(references.data.heuristic).toBe(true);
+    const locations = references.data.locations as Location[];
+    expect(locations.map((location) => `${location.path}:${location.line}`)).toEqual(["inventory/cart.py:1", "inventory/cart.py:12", "inventory/pricing.py:6", "inventory/pricing.py:12", "inventory/report.py:5"]);
+    expect(locations.filter((location) => location.isDefinition).map((location) => location.path)).toEqual(["inventory/pricing.py"]);
+
+    const definition = await call("code_navigate", { operation: "definition", filePath: "inventory/cart.py", line: 12, column: 16 });
+    expect(definition.data).toMatchObject({ heuristic: true, locations: [expect.objectContaining({ path: "inventory/pricing.py", line: 6 })] });
+
+    const symbols = await call("code_navigate", { operation: "document_symbols", filePath: "inventory/cart.py" });
+    expect((symbols.data.locations as { name: string }[]).map((symbol) => symbol.name)).toEqual(["Cart", "__init__", "add", "total"]);
+
+    const refused = await call("code_refactor", { operation: "rename", filePath: "inventory/pricing.py", symbolName: "total_price", newName: "grand_total" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/code_edit or edit_file/);
+  });
+});
+
+describe("the repository a worker came from", () => {
+  it("is untouched by the worker's refactors", async () => {
+    const repo = await createRepoFromFixture(await createTempDir("workcell-code-src-"), "ts-shapes");
+    const worker = await spawnOn(test, repo);
+    spawned.push(worker.id);
+    const { client } = await test.connect(worker.mcpUrl);
+    clients.push(client);
+    await client.callTool({ name: "code_refactor", arguments: { operation: "rename", filePath: "src/shape.ts", symbolName: "describeShape", newName: "explain" } });
+    expect(git(repo, "status", "--porcelain")).toBe("");
+  });
+});
