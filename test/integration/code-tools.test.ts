@@ -61,6 +61,29 @@ describe("semantic code tools in the sandbox (the image's TypeScript)", () => {
     expect(new Set((references.data.locations as Location[]).map((location) => location.path)).size).toBe(23);
     const inspected = await call("code_inspect", { filePath: "src/report.ts", symbolName: "totalArea" });
     expect(inspected.data).toMatchObject({ heuristic: false, kind: "function", signature: "function totalArea(shapes: Figure[]): number" });
+
+    // implement_interface writes members that compile.
+    await call("write_file", { path: "src/sketch.ts", content: 'import type { Drawable } from "./shape";\n\nexport class Sketch implements Drawable {}\n' });
+    expect((await call("code_validate")).data).toMatchObject({ success: false });
+    const implemented = await call("code_generate", { operation: "implement_interface", filePath: "src/sketch.ts", symbolName: "Sketch" });
+    expect(implemented.isError, implemented.text).toBe(false);
+    expect((await exec("cat src/sketch.ts")).body.stdout).toMatch(/draw\(\): string \{/);
+    const revalidated = await call("code_validate");
+    expect(revalidated.data, revalidated.text).toMatchObject({ success: true });
+  });
+
+  it("extracts a function from JavaScript with the tests still green, and writes a test skeleton that runs", async () => {
+    const { worker, call } = await workerOn("js-cart");
+    const extracted = await call("code_refactor", { operation: "extract_function", filePath: "src/cart.js", startLine: 4, endLine: 7, newName: "subtotalOf" });
+    expect(extracted.isError, extracted.text).toBe(false);
+    const cart = (await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "cat src/cart.js" })).body.stdout;
+    expect(cart).toMatch(/function subtotalOf\(items\)/);
+    expect(cart).toMatch(/subtotalOf\(items\)/);
+    expect((await call("test_run")).data).toMatchObject({ success: true, passed: 2, failed: 0 });
+
+    const skeleton = await call("code_generate", { operation: "test_skeleton", filePath: "src/money.js" });
+    expect(skeleton.data.files).toEqual([{ path: "test/money.test.js", created: true }]);
+    expect((await call("test_run")).data).toMatchObject({ success: true, passed: 4, failed: 0 });
   });
 
   it("falls back to a symbol-aware search for Python and says so; refactoring points to code_edit", async () => {
@@ -76,6 +99,10 @@ describe("semantic code tools in the sandbox (the image's TypeScript)", () => {
 
     const symbols = await call("code_navigate", { operation: "document_symbols", filePath: "inventory/cart.py" });
     expect((symbols.data.locations as { name: string }[]).map((symbol) => symbol.name)).toEqual(["Cart", "__init__", "add", "total"]);
+
+    const skeleton = await call("code_generate", { operation: "test_skeleton", filePath: "inventory/report.py" });
+    expect(skeleton.data.files).toEqual([{ path: "tests/test_report.py", created: true }]);
+    expect((await call("test_run")).data).toMatchObject({ success: true, passed: 3, failed: 0 });
 
     const refused = await call("code_refactor", { operation: "rename", filePath: "inventory/pricing.py", symbolName: "total_price", newName: "grand_total" });
     expect(refused.isError).toBe(true);

@@ -35,7 +35,7 @@ describe("the catalogue", () => {
         expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
       }
     }
-    for (const name of ["read_multiple_files", "directory_tree", "move_file", "get_file_info", "create_directory", "code_edit", "start_process", "read_process_output", "write_process_input", "kill_process", "list_processes", "git_reset", "git_show", "git_branch", "git_create_branch", "git_checkout", "git_stash", "project_info", "build_run", "test_run", "code_validate", "code_navigate", "code_inspect", "code_refactor", "finish", "run_pipeline"]) {
+    for (const name of ["read_multiple_files", "directory_tree", "move_file", "get_file_info", "create_directory", "code_edit", "start_process", "read_process_output", "write_process_input", "kill_process", "list_processes", "git_reset", "git_show", "git_branch", "git_create_branch", "git_checkout", "git_stash", "project_info", "build_run", "test_run", "code_validate", "code_navigate", "code_inspect", "code_refactor", "code_generate", "finish", "run_pipeline"]) {
       expect(names).toContain(name);
     }
   });

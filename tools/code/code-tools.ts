@@ -6,6 +6,7 @@ import { unifiedDiff } from "../fs/write-tools.js";
 import type { AccessControl } from "../permissions/access-control.js";
 import type { ToolRegistry } from "../registry.js";
 import { textResult, ToolInputError } from "../tool-result.js";
+import { codeFixEdits, pythonTestSkeleton, testFramework, testPathFor, tsTestSkeleton, type FixOperation } from "./generate.js";
 import { heuristicDefinitions, heuristicReferences, heuristicSymbols, languageOf, wordAt } from "./heuristic.js";
 import { extractEdits, inspect, navigate, organizeImportsEdits, renameEdits, type CodeLocation, type FileEdits, type NavigateOperation } from "./ts-operations.js";
 import { isTsLike, projectFor, type Position, type TsProject } from "./ts-project.js";
@@ -23,7 +24,7 @@ function render(locations: readonly CodeLocation[]): string {
   return locations.map((location) => `${location.path}:${location.line}:${location.column}${location.kind ? ` [${location.kind}${location.name ? ` ${location.name}` : ""}]` : location.isDefinition ? " [definition]" : ""}  ${location.text}`).join("\n");
 }
 
-/** Registers code_navigate, code_inspect and code_refactor. */
+/** Registers code_navigate, code_inspect, code_refactor and code_generate. */
 export function registerCodeTools(registry: ToolRegistry, access: AccessControl): void {
   const root = access.workspace;
 
@@ -139,6 +140,37 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
       return applyEdits(access, project, edits, args.preview === true, args.operation);
     },
   });
+
+  registry.register({
+    name: "code_generate",
+    description:
+      "Generate compilable structure with the language service's code fixes: implement_interface (the members an interface or abstract class requires, for symbolName or every class in the file), add_missing_members (members used but not declared), add_missing_imports (imports for names used but not imported), test_skeleton (a test file for the file's exports in the project's test framework, to fill in). Answers the files written; preview returns the diff instead.",
+    inputSchema: {
+      operation: z.enum(["implement_interface", "add_missing_members", "add_missing_imports", "test_skeleton"]).describe("What to generate"),
+      filePath: filePathField,
+      symbolName: symbolField.optional().describe("Limit to this class (implement_interface) or export (test_skeleton)"),
+      preview: z.boolean().optional().describe("Return the diff without writing anything (default false)"),
+    },
+    annotations: { destructiveHint: false },
+    handler: async (args) => {
+      const source = await access.resolve(args.filePath, "read");
+      if (args.operation === "test_skeleton") {
+        const python = languageOf(source.relative) === "python";
+        const project = python ? null : tsFor(source.absolute);
+        if (!python && project === null) throw new ToolInputError(`test_skeleton supports TypeScript, JavaScript and Python files; write a test for ${args.filePath} with write_file.`);
+        const testRelative = testPathFor(root, source.relative, python);
+        const target = await access.resolve(testRelative, "write");
+        if (target.exists) throw new ToolInputError(`${testRelative} already exists; add to it with code_edit rather than overwrite it.`);
+        const text = python ? pythonTestSkeleton(root, source.relative, await readFile(source.absolute, "utf8"), args.symbolName) : tsTestSkeleton(project!, source.absolute, testRelative, testFramework(root), args.symbolName);
+        return applyEdits(access, project ?? { relative: (file: string) => path.relative(root, file) }, new Map([[target.absolute, { before: null, after: text }]]), args.preview === true, "test_skeleton");
+      }
+      const project = tsFor(source.absolute);
+      if (project === null) throw new ToolInputError(`${args.operation} needs a TypeScript or JavaScript file; ${args.filePath} has no language service here. Write the code with code_edit.`);
+      const edits = codeFixEdits(project, source.absolute, args.operation as FixOperation, args.symbolName);
+      if (edits.size === 0) return textResult(`${args.operation}: nothing to generate in ${source.relative} (the language service reports nothing of that kind${args.symbolName ? ` for ${args.symbolName}` : ""}).`, { files: [], preview: args.preview === true });
+      return applyEdits(access, project, edits, args.preview === true, args.operation);
+    },
+  });
 }
 
 async function navigateHeuristically(access: AccessControl, args: { operation: string; symbolName?: string | undefined; filePath?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<CodeLocation[]> {
@@ -166,7 +198,7 @@ async function navigateHeuristically(access: AccessControl, args: { operation: s
   }
 }
 
-async function applyEdits(access: AccessControl, project: TsProject, edits: FileEdits, preview: boolean, operation: string) {
+async function applyEdits(access: AccessControl, project: Pick<TsProject, "relative">, edits: FileEdits, preview: boolean, operation: string) {
   const changed = [...edits].filter(([, edit]) => edit.before !== edit.after);
   if (changed.length === 0) return textResult(`${operation}: nothing to change.`, { files: [], preview });
   // Every file must be writable before any is written: all or nothing.
@@ -178,6 +210,6 @@ async function applyEdits(access: AccessControl, project: TsProject, edits: File
     for (const { resolved, edit } of targets) await writeFileBeneath(resolved.root, beneathRoot(resolved), edit.after);
   }
   const shown = diff.length > MAX_PREVIEW_CHARS ? `${diff.slice(0, MAX_PREVIEW_CHARS)}\n[... diff truncated: ${diff.length - MAX_PREVIEW_CHARS} more characters ...]` : diff;
-  const summary = `${operation}: ${preview ? "would change" : "changed"} ${files.length} file${files.length === 1 ? "" : "s"}: ${files.map((file) => file.path).join(", ")}`;
+  const summary = `${operation}: ${preview ? "would write" : "wrote"} ${files.length} file${files.length === 1 ? "" : "s"}: ${files.map((file) => file.path).join(", ")}`;
   return textResult(preview ? `${summary}\n\n${shown}` : summary, { files, preview, ...(preview ? { diff: shown } : {}) });
 }

@@ -16,14 +16,14 @@ export interface CodeLocation {
 export type NavigateOperation = "definition" | "references" | "implementations" | "callers" | "type_definition" | "document_symbols" | "workspace_symbols";
 
 /** The service's default formatting, with the file's own indentation (tabs, 2 or 4 spaces). */
-function formatFor(project: TsProject, file: string): TS.FormatCodeSettings {
+export function formatFor(project: TsProject, file: string): TS.FormatCodeSettings {
   const text = project.ts.sys.readFile(file) ?? "";
   const indented = /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";
   const tabs = indented.startsWith("\t");
   const size = tabs ? 4 : indented.length >= 4 && indented.length % 4 === 0 ? 4 : 2;
   return { ...project.ts.getDefaultFormatCodeSettings("\n"), indentSize: size, tabSize: size, convertTabsToSpaces: !tabs };
 }
-const PREFERENCES: TS.UserPreferences = { quotePreference: "auto", importModuleSpecifierPreference: "relative", includeCompletionsForModuleExports: true, allowTextChangesInNewFiles: true, providePrefixAndSuffixTextForRename: false };
+export const PREFERENCES: TS.UserPreferences = { quotePreference: "auto", importModuleSpecifierPreference: "relative", includeCompletionsForModuleExports: true, allowTextChangesInNewFiles: true, providePrefixAndSuffixTextForRename: false };
 
 /** Runs one navigation operation at `at` (or over the project for workspace_symbols). */
 export function navigate(project: TsProject, operation: NavigateOperation, at: Position | undefined, query: string | undefined, limit: number): CodeLocation[] {
@@ -151,7 +151,7 @@ export type FileEdits = Map<string, { before: string | null; after: string }>;
 export function applyChanges(project: TsProject, changes: readonly TS.FileTextChanges[], into: FileEdits = new Map()): FileEdits {
   for (const change of changes) {
     const existing = into.get(change.fileName);
-    const before = existing?.before !== undefined ? existing.before : change.isNewFile ? null : project.ts.sys.readFile(change.fileName) ?? null;
+    const before = existing !== undefined ? existing.before : change.isNewFile ? null : (project.text(change.fileName) ?? null);
     let text = existing?.after ?? before ?? "";
     for (const edit of [...change.textChanges].sort((a, b) => b.span.start - a.span.start)) {
       text = text.slice(0, edit.span.start) + edit.newText + text.slice(edit.span.start + edit.span.length);

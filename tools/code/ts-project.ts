@@ -53,6 +53,9 @@ export class TsProject {
   private fileNames: string[] = [];
   private configStamp = "";
   private readonly snapshots = new Map<string, { version: string; snapshot: TS.IScriptSnapshot }>();
+  /** Texts that stand in for files while a multi-step change is computed (nothing is written). */
+  private readonly overlay = new Map<string, { text: string; version: string }>();
+  private overlayCount = 0;
 
   constructor(
     readonly ts: TypeScript,
@@ -61,12 +64,12 @@ export class TsProject {
     const host: TS.LanguageServiceHost = {
       getCompilationSettings: () => this.options,
       getScriptFileNames: () => this.fileNames,
-      getScriptVersion: (file) => versionOf(file),
+      getScriptVersion: (file) => this.overlay.get(file)?.version ?? versionOf(file),
       getScriptSnapshot: (file) => this.snapshot(file),
       getCurrentDirectory: () => root,
       getDefaultLibFileName: (options) => ts.getDefaultLibFilePath(options),
-      fileExists: (file) => ts.sys.fileExists(file),
-      readFile: (file, encoding) => ts.sys.readFile(file, encoding),
+      fileExists: (file) => this.overlay.has(file) || ts.sys.fileExists(file),
+      readFile: (file, encoding) => this.overlay.get(file)?.text ?? ts.sys.readFile(file, encoding),
       readDirectory: (...args) => ts.sys.readDirectory(...args),
       directoryExists: (directory) => ts.sys.directoryExists(directory),
       getDirectories: (directory) => ts.sys.getDirectories(directory),
@@ -173,7 +176,27 @@ export class TsProject {
     return relative.startsWith("..") ? file : relative;
   }
 
+  /** Runs `compute` with `texts` standing in for their files; the service then sees them as edited. */
+  overlaid<T>(texts: ReadonlyMap<string, string>, compute: () => T): T {
+    for (const [file, text] of texts) this.overlay.set(file, { text, version: `overlay:${(this.overlayCount += 1)}` });
+    const added = [...texts.keys()].filter((file) => !this.fileNames.includes(file));
+    this.fileNames.push(...added);
+    try {
+      return compute();
+    } finally {
+      for (const file of texts.keys()) this.overlay.delete(file);
+      this.fileNames = this.fileNames.filter((file) => !added.includes(file));
+    }
+  }
+
+  /** A file's text as the service sees it now (overlay first). */
+  text(file: string): string | undefined {
+    return this.overlay.get(file)?.text ?? this.ts.sys.readFile(file);
+  }
+
   private snapshot(file: string): TS.IScriptSnapshot | undefined {
+    const overlaid = this.overlay.get(file);
+    if (overlaid !== undefined) return this.ts.ScriptSnapshot.fromString(overlaid.text);
     const version = versionOf(file);
     if (version === "") return undefined;
     const cached = this.snapshots.get(file);
