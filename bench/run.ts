@@ -113,6 +113,19 @@ async function main(): Promise<void> {
       ratioToFloor: { readFile1KB: round(bridgeRead.p50 / floorRead.p50), noop: round(bridgePing.p50 / floorPing.p50) },
       timesFasterThanDockerExec: round(dockerExecCat.p50 / bridgeRead.p50),
     };
+
+    log("semantic navigation on the 2,000-file TypeScript project");
+    const navigate = (symbol: number) => client.callTool({ name: "code_navigate", arguments: { operation: "references", filePath: `src/module-${String(symbol % 40).padStart(2, "0")}/file-${symbol}.ts`, symbolName: `f${symbol}` } });
+    let started = performance.now();
+    await navigate(0);
+    const firstNavigateMs = round(performance.now() - started);
+    let next = 0;
+    const warmNavigate = summarize(await measure(CALL_REPS, () => navigate(1 + ((next += 1) * 37) % 1_999), 3));
+    await api(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: "echo 'export const edited = 1;' >> src/module-07/file-7.ts" });
+    started = performance.now();
+    await navigate(7);
+    const afterEditMs = round(performance.now() - started);
+    results.codeNavigate = { files: 2_000, firstCallMs: firstNavigateMs, warm: warmNavigate, afterOneFileEditedMs: afterEditMs, warmOverFirst: round(warmNavigate.p50 / firstNavigateMs) };
     await client.close();
 
     log("export of a branch with 100 changed files");
@@ -223,6 +236,7 @@ function evaluate(results: Record<string, unknown>): Target[] {
     warmClaim: { spawnToInitialize: Summary };
     toolCall: { bridge: { readFile1KB: Summary }; ratioToFloor: { readFile1KB: number }; timesFasterThanDockerExec: number };
     manyWorkers: { controlPlaneRssMb: number; lightCallWhileTwoWorkersBusy: Summary };
+    codeNavigate: { warmOverFirst: number };
   };
   const read = r.toolCall.bridge.readFile1KB;
   const targets: Target[] = [
@@ -233,6 +247,7 @@ function evaluate(results: Record<string, unknown>): Target[] {
     { name: "vs docker exec", goal: "≥ 20× faster", measured: `${r.toolCall.timesFasterThanDockerExec}×`, met: r.toolCall.timesFasterThanDockerExec >= 20 },
     { name: "32 workers RSS", goal: "control plane ≤ 200 MB", measured: `${r.manyWorkers.controlPlaneRssMb} MB`, met: r.manyWorkers.controlPlaneRssMb <= 200 },
     { name: "light call under load", goal: "p99 ≤ 50 ms", measured: `${r.manyWorkers.lightCallWhileTwoWorkersBusy.p99} ms`, met: r.manyWorkers.lightCallWhileTwoWorkersBusy.p99 <= 50 },
+    { name: "warm code_navigate", goal: "p50 ≤ 0.25× the first call", measured: `${r.codeNavigate.warmOverFirst}×`, met: r.codeNavigate.warmOverFirst <= 0.25 },
   ];
   const factor: Record<string, number> = {
     "cold spawn": r.coldSpawn.ratio / 1.5,
@@ -242,6 +257,7 @@ function evaluate(results: Record<string, unknown>): Target[] {
     "vs docker exec": 20 / r.toolCall.timesFasterThanDockerExec,
     "32 workers RSS": r.manyWorkers.controlPlaneRssMb / 200,
     "light call under load": r.manyWorkers.lightCallWhileTwoWorkersBusy.p99 / 50,
+    "warm code_navigate": r.codeNavigate.warmOverFirst / 0.25,
   };
   return targets.map((target) => (target.met === false ? { ...target, missedBy: `${round(factor[target.name] ?? 0)}× the goal` } : target));
 }
@@ -255,6 +271,7 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     `read_file 1 KB via bridge    ${fmt((results.toolCall as { bridge: { readFile1KB: Summary } }).bridge.readFile1KB)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { readFile1KB: Summary } }).inProcessFloor.readFile1KB)}`,
     `no-op via bridge             ${fmt((results.toolCall as { bridge: { noop: Summary } }).bridge.noop)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { noop: Summary } }).inProcessFloor.noop)}`,
     `docker exec cat              ${fmt((results.toolCall as { dockerExecCat: Summary }).dockerExecCat)}   direct stdio ${fmt((results.toolCall as { directStdio: { readFile1KB: Summary } }).directStdio.readFile1KB)}`,
+    `code_navigate, 2,000 files   first call ${(results.codeNavigate as { firstCallMs: number }).firstCallMs} ms, warm ${fmt((results.codeNavigate as { warm: Summary }).warm)}, after an edit ${(results.codeNavigate as { afterOneFileEditedMs: number }).afterOneFileEditedMs} ms`,
     `export of 100 changed files  ${fmt(results.export100Files as unknown as Summary)}`,
     `${(results.manyWorkers as { workers: number }).workers} workers: spawned in ${(results.manyWorkers as { spawnAllMs: number }).spawnAllMs} ms, control plane ${(results.manyWorkers as { controlPlaneRssMb: number }).controlPlaneRssMb} MB RSS, light call under load ${fmt((results.manyWorkers as { lightCallWhileTwoWorkersBusy: Summary }).lightCallWhileTwoWorkersBusy)}`,
     "",

@@ -11,10 +11,25 @@ import { bundleTools, TOOLS_BUNDLE_NAME } from "./bundle-tools.js";
 export const SANDBOX_IMAGE_REPOSITORY = "workcell-sandbox";
 const DOCKERFILE = "Dockerfile.sandbox";
 
-/** The tag for an image built from this Dockerfile and bundle: it changes whenever either does. */
-export function computeImageTag(dockerfile: string | Buffer, bundle: string | Buffer): string {
-  const hash = createHash("sha256").update(dockerfile).update("\0").update(bundle).digest("hex").slice(0, 16);
-  return `${SANDBOX_IMAGE_REPOSITORY}:${hash}`;
+/** The language server copied into the image (from this package's own dependencies). */
+const PYRIGHT_ARCHIVE = "pyright.tar";
+
+/** The tag for an image built from this Dockerfile, bundle and extras: it changes whenever any does. */
+export function computeImageTag(dockerfile: string | Buffer, bundle: string | Buffer, ...extras: string[]): string {
+  const hash = createHash("sha256").update(dockerfile).update("\0").update(bundle);
+  for (const extra of extras) hash.update("\0").update(extra);
+  return `${SANDBOX_IMAGE_REPOSITORY}:${hash.digest("hex").slice(0, 16)}`;
+}
+
+/** The installed pyright package's directory and version. */
+async function pyrightPackage(projectRoot: string): Promise<{ directory: string; version: string }> {
+  const directory = path.join(projectRoot, "node_modules", "pyright");
+  try {
+    const { version } = JSON.parse(await readFile(path.join(directory, "package.json"), "utf8")) as { version: string };
+    return { directory, version };
+  } catch {
+    throw new AppError("internal", "The pyright package is missing from node_modules; run npm install first.");
+  }
 }
 
 /** The base image the Dockerfile starts FROM. */
@@ -33,7 +48,8 @@ export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: s
   const bundlePath = await bundleTools(projectRoot);
   const dockerfilePath = path.join(projectRoot, DOCKERFILE);
   const [dockerfile, bundle] = await Promise.all([readFile(dockerfilePath), readFile(bundlePath)]);
-  const tag = computeImageTag(dockerfile, bundle);
+  const pyright = await pyrightPackage(projectRoot);
+  const tag = computeImageTag(dockerfile, bundle, `pyright@${pyright.version}`);
   if (await driver.imageExists(tag)) return tag;
 
   const base = parseBaseImage(dockerfile.toString("utf8"));
@@ -53,7 +69,8 @@ export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: s
   try {
     await copyFile(dockerfilePath, path.join(context, DOCKERFILE));
     await copyFile(bundlePath, path.join(context, TOOLS_BUNDLE_NAME));
-    await driver.buildImage(context, [DOCKERFILE, TOOLS_BUNDLE_NAME], DOCKERFILE, tag, onProgress);
+    await execa("tar", ["-C", path.dirname(pyright.directory), "--exclude=*.map", "-cf", path.join(context, PYRIGHT_ARCHIVE), "pyright"]);
+    await driver.buildImage(context, [DOCKERFILE, TOOLS_BUNDLE_NAME, PYRIGHT_ARCHIVE], DOCKERFILE, tag, onProgress);
   } finally {
     await rm(context, { recursive: true, force: true });
   }

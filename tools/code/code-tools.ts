@@ -9,6 +9,7 @@ import { textResult, ToolInputError } from "../tool-result.js";
 import { codeFixEdits, pythonTestSkeleton, testFramework, testPathFor, tsTestSkeleton, type FixOperation } from "./generate.js";
 import { heuristicDefinitions, heuristicReferences, heuristicSymbols, languageOf, wordAt } from "./heuristic.js";
 import { extractEdits, inspect, navigate, organizeImportsEdits, renameEdits, type CodeLocation, type FileEdits, type NavigateOperation } from "./ts-operations.js";
+import { findPythonSymbol, pythonServerFor, type PythonLanguageServer } from "./python-language-server.js";
 import { isTsLike, projectFor, type Position, type TsProject } from "./ts-project.js";
 
 const NAVIGATE_OPERATIONS = ["definition", "references", "implementations", "callers", "type_definition", "document_symbols", "workspace_symbols"] as const;
@@ -30,6 +31,26 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
 
   /** The TypeScript project when `file` (or, with no file, the workspace) is TS/JS and TypeScript is available. */
   const tsFor = (file: string | undefined): TsProject | null => (file === undefined || isTsLike(file) ? projectFor(root) : null);
+
+  /** The Python language server when `file` is Python and pyright is available. */
+  const pythonFor = (file: string | undefined): PythonLanguageServer | null => (file !== undefined && languageOf(file) === "python" ? pythonServerFor(root) : null);
+
+  async function pythonPosition(args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<{ file: string; line: number; column: number }> {
+    const resolved = await access.resolve(args.filePath!, "read");
+    if (args.line !== undefined && args.column !== undefined) return { file: resolved.absolute, line: args.line, column: args.column };
+    if (args.symbolName === undefined) throw new ToolInputError("Give symbolName, or line and column.");
+    return { file: resolved.absolute, ...findPythonSymbol(await readFile(resolved.absolute, "utf8"), args.symbolName, resolved.relative) };
+  }
+
+  async function navigatePython(server: PythonLanguageServer, operation: string, args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<CodeLocation[] | null> {
+    if (operation === "workspace_symbols") return args.symbolName === undefined ? null : server.workspaceSymbols(args.symbolName);
+    if (operation === "document_symbols") return server.documentSymbols((await access.resolve(args.filePath!, "read")).absolute);
+    const at = await pythonPosition(args);
+    if (operation === "definition") return server.definition(at.file, at.line, at.column);
+    if (operation === "references") return server.references(at.file, at.line, at.column);
+    if (operation === "callers") return server.callers(at.file, at.line, at.column);
+    return null;
+  }
 
   async function positionIn(project: TsProject, args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<Position | undefined> {
     if (args.filePath === undefined) return args.symbolName === undefined ? undefined : project.findInProject(args.symbolName);
@@ -56,9 +77,13 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
     handler: async (args) => {
       const limit = args.limit ?? 20;
       const project = tsFor(args.filePath);
+      const python = pythonFor(args.filePath);
       let locations: CodeLocation[];
       let heuristic = false;
-      if (project !== null) {
+      const fromPython = python === null ? null : await navigatePython(python, args.operation, args);
+      if (fromPython !== null) {
+        locations = fromPython.slice(0, limit);
+      } else if (project !== null) {
         const at = args.operation === "workspace_symbols" ? undefined : await positionIn(project, args);
         locations = navigate(project, args.operation as NavigateOperation, at, args.symbolName, limit);
       } else {
@@ -77,6 +102,16 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
     annotations: { readOnlyHint: true },
     handler: async (args) => {
       if (args.symbolName === undefined && (args.line === undefined || args.column === undefined)) throw new ToolInputError("code_inspect needs symbolName, or line and column.");
+      const python = pythonFor(args.filePath);
+      if (python !== null) {
+        const at = await pythonPosition(args);
+        const [hover, declaredAt] = await Promise.all([python.hover(at.file, at.line, at.column), python.definition(at.file, at.line, at.column)]);
+        if (hover === "") throw new ToolInputError(`There is no symbol at ${args.filePath}:${at.line}:${at.column}.`);
+        const [signature = "", ...rest] = hover.replace(/^```python\n?|\n?```$/gm, "").split(/\n-{3,}\n|\n\n/);
+        const kind = /^\((\w+)\)/.exec(signature)?.[1] ?? (/^class\b/.test(signature) ? "class" : /^def\b/.test(signature) ? "function" : "symbol");
+        const inspection = { heuristic: false, name: args.symbolName ?? "", kind, signature: signature.trim(), documentation: rest.join("\n\n").trim(), declaredAt };
+        return textResult([`${kind}: ${inspection.signature}`, inspection.documentation ? `\n${inspection.documentation}` : "", declaredAt.length > 0 ? `\ndeclared at:\n${render(declaredAt)}` : ""].join(""), inspection);
+      }
       const project = tsFor(args.filePath);
       if (project === null) {
         const found = await navigateHeuristically(access, { ...args, operation: "definition" });
@@ -113,9 +148,16 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
     annotations: { destructiveHint: true },
     handler: async (args) => {
       const resolved = await access.resolve(args.filePath, "write");
+      const python = pythonFor(resolved.absolute);
+      if (python !== null && args.operation === "rename") {
+        if (args.newName === undefined) throw new ToolInputError("rename needs newName.");
+        if (!/^[A-Za-z_]\w*$/.test(args.newName)) throw new ToolInputError(`"${args.newName}" is not a valid Python identifier.`);
+        const at = await pythonPosition(args);
+        return applyEdits(access, { relative: (file: string) => path.relative(root, file) }, await python.rename(at.file, at.line, at.column, args.newName), args.preview === true, "rename");
+      }
       const project = tsFor(resolved.absolute);
       if (project === null) {
-        throw new ToolInputError(`code_refactor needs a TypeScript or JavaScript file; ${args.filePath} has no language service here. Make the change with code_edit or edit_file (find the places with code_navigate).`);
+        throw new ToolInputError(`code_refactor ${args.operation} needs a TypeScript or JavaScript file${python !== null ? " (Python supports rename)" : ""}; ${args.filePath} has no language service for it here. Make the change with code_edit or edit_file (find the places with code_navigate).`);
       }
       let edits: FileEdits;
       switch (args.operation) {

@@ -149,11 +149,11 @@ describe("code_refactor", () => {
     const reserved = await call("code_refactor", { operation: "rename", filePath: "src/shape.ts", symbolName: "describeShape", newName: "class" });
     expect(reserved.isError).toBe(true);
     expect(reserved.text).toMatch(/not a valid identifier/);
-    await writeFile(path.join(root, "tool.py"), "def run():\n    return 1\n");
-    const python = await call("code_refactor", { operation: "rename", filePath: "tool.py", symbolName: "run", newName: "go" });
-    expect(python.isError).toBe(true);
-    expect(python.text).toMatch(/code_edit or edit_file/);
-    expect(await readFile(path.join(root, "tool.py"), "utf8")).toBe("def run():\n    return 1\n");
+    await writeFile(path.join(root, "tool.go"), "package main\n\nfunc run() int { return 1 }\n");
+    const other = await call("code_refactor", { operation: "rename", filePath: "tool.go", symbolName: "run", newName: "walk" });
+    expect(other.isError).toBe(true);
+    expect(other.text).toMatch(/code_edit or edit_file/);
+    expect(await readFile(path.join(root, "tool.go"), "utf8")).toBe("package main\n\nfunc run() int { return 1 }\n");
   });
 });
 
