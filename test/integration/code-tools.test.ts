@@ -70,6 +70,17 @@ describe("semantic code tools in the sandbox (the image's TypeScript)", () => {
     expect((await exec("cat src/sketch.ts")).body.stdout).toMatch(/draw\(\): string \{/);
     const revalidated = await call("code_validate");
     expect(revalidated.data, revalidated.text).toMatchObject({ success: true });
+
+    // move_symbol_to_file: a function imported by 21 files moves to a new file in another directory.
+    const moved = await call("code_refactor", { operation: "move_symbol_to_file", filePath: "src/shape.ts", symbolName: "describeShape", targetFile: "src/text/describe.ts" });
+    expect(moved.isError, moved.text).toBe(false);
+    expect((await exec("cat src/text/describe.ts")).body.stdout).toMatch(/export function describeShape\(shape: Figure\)/);
+    // Every file that imported it from ./shape now imports it from its new home (index.ts may re-export through shape.ts).
+    const importing = (await exec("grep -rl 'text/describe\"' src")).body.stdout.trim().split("\n").sort();
+    expect(importing.filter((file) => file.startsWith("src/shapes/"))).toHaveLength(19);
+    expect(importing).toContain("src/report.ts");
+    const afterMove = await call("code_validate");
+    expect(afterMove.data, afterMove.text).toMatchObject({ success: true });
   });
 
   it("extracts a function from JavaScript with the tests still green, and writes a test skeleton that runs", async () => {

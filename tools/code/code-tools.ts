@@ -8,7 +8,7 @@ import type { ToolRegistry } from "../registry.js";
 import { textResult, ToolInputError } from "../tool-result.js";
 import { codeFixEdits, pythonTestSkeleton, testFramework, testPathFor, tsTestSkeleton, type FixOperation } from "./generate.js";
 import { heuristicDefinitions, heuristicReferences, heuristicSymbols, languageOf, wordAt } from "./heuristic.js";
-import { extractEdits, inspect, navigate, organizeImportsEdits, renameEdits, type CodeLocation, type FileEdits, type NavigateOperation } from "./ts-operations.js";
+import { extractEdits, inspect, moveEdits, navigate, organizeImportsEdits, renameEdits, type CodeLocation, type FileEdits, type NavigateOperation } from "./ts-operations.js";
 import { findPythonSymbol, pythonServerFor, type PythonLanguageServer } from "./python-language-server.js";
 import { isTsLike, projectFor, type Position, type TsProject } from "./ts-project.js";
 
@@ -132,7 +132,7 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
   registry.register({
     name: "code_refactor",
     description:
-      "Refactor with the TypeScript language service across all files: rename (every reference and import; strings and comments untouched), extract_function / extract_variable (lines startLine..endLine), organize_imports. With preview: true, answers the unified diff and changes nothing. Other languages: use code_edit or edit_file.",
+      "Refactor with a language service across all files: rename (every reference and import; strings and comments untouched; TypeScript, JavaScript, Python), extract_function / extract_variable (lines startLine..endLine), organize_imports, move_symbol_to_file (a top-level declaration to targetFile, imports fixed). With preview: true, answers the unified diff and changes nothing. Other languages: use code_edit or edit_file.",
     inputSchema: {
       operation: z.enum(REFACTOR_OPERATIONS).describe("The refactoring"),
       filePath: filePathField,
@@ -176,8 +176,13 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
         case "organize_imports":
           edits = organizeImportsEdits(project, resolved.absolute);
           break;
-        case "move_symbol_to_file":
-          throw new ToolInputError("move_symbol_to_file is not available yet. Move the declaration with code_edit, then fix the imports with organize_imports or code_navigate references.");
+        case "move_symbol_to_file": {
+          if (args.symbolName === undefined || args.targetFile === undefined) throw new ToolInputError("move_symbol_to_file needs symbolName and targetFile.");
+          if (!isTsLike(args.targetFile)) throw new ToolInputError(`targetFile must be a TypeScript or JavaScript file; received "${args.targetFile}".`);
+          const target = await access.resolve(args.targetFile, "write");
+          edits = moveEdits(project, resolved.absolute, args.symbolName, target.absolute);
+          break;
+        }
       }
       return applyEdits(access, project, edits, args.preview === true, args.operation);
     },

@@ -145,6 +145,17 @@ describe("code_refactor", () => {
     expect(await readFile(path.join(root, "src/untidy2.ts"), "utf8")).toBe('import { totalArea } from "./report";\n\nexport const n = totalArea([]);\n');
   });
 
+  it("moves a top-level class to a new file and fixes every import", async () => {
+    const answer = await call("code_refactor", { operation: "move_symbol_to_file", filePath: "src/canvas.ts", symbolName: "Canvas", targetFile: "src/ui/canvas-view.ts" });
+    expect(answer.isError, answer.text).toBe(false);
+    const moved = await readFile(path.join(root, "src/ui/canvas-view.ts"), "utf8");
+    expect(moved).toMatch(/export class Canvas implements Drawable/);
+    expect(moved).toMatch(/from "\.\.\/shape"/);
+    expect(await readFile(path.join(root, "src/canvas.ts"), "utf8")).not.toMatch(/class Canvas/);
+    expect(await readFile(path.join(root, "src/untidy.ts"), "utf8")).toMatch(/import \{ Canvas \} from "\.\/ui\/canvas-view";/);
+    for (const file of ["src/untidy.ts", "src/ui/canvas-view.ts"]) expect(await diagnosticsOf(file), file).toEqual([]);
+  });
+
   it("refuses bad names and languages without a service, changing nothing", async () => {
     const reserved = await call("code_refactor", { operation: "rename", filePath: "src/shape.ts", symbolName: "describeShape", newName: "class" });
     expect(reserved.isError).toBe(true);
