@@ -20,12 +20,13 @@ export async function callInContainer<T>(
   containerId: string,
   argv: readonly string[],
   schema: z.ZodType<T, unknown>,
-  options: { stdin?: Buffer; signal?: AbortSignal } = {},
+  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[] } = {},
 ): Promise<T> {
   const result = await driver.exec(containerId, {
     argv: ["node", TOOLS_PATH, ...argv],
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
   let value: unknown;
@@ -53,21 +54,7 @@ export type WorkerToolResult = z.infer<typeof ToolResultSchema>;
 
 /** Calls one of the worker's own tools inside its container (same confinement and policy as for the agent). */
 export function callWorkerTool(driver: ContainerDriver, containerId: string, tool: string, args: Record<string, unknown>, env: readonly string[] = []): Promise<WorkerToolResult> {
-  return callInContainerWithEnv(driver, containerId, ["call", tool], ToolResultSchema, Buffer.from(JSON.stringify(args)), env);
-}
-
-async function callInContainerWithEnv<T>(driver: ContainerDriver, containerId: string, argv: readonly string[], schema: z.ZodType<T, unknown>, stdin: Buffer, env: readonly string[]): Promise<T> {
-  const result = await driver.exec(containerId, { argv: ["node", TOOLS_PATH, ...argv], stdin, env });
-  const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
-  return parsed.data;
+  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), env });
 }
 
 /** The text of a worker tool result. */
