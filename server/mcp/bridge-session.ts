@@ -181,14 +181,7 @@ export class BridgeSession {
    */
   private interceptApproval(message: JSONRPCMessage, handler: ApprovalHandler | undefined): boolean {
     const msg = message as { id?: RequestId; method?: string; params?: Record<string, unknown> };
-    if (msg.method === "notifications/cancelled") {
-      const requestId = msg.params?.requestId as RequestId | undefined;
-      const controller = requestId === undefined ? undefined : this.approvals.get(requestId);
-      if (controller === undefined) return false;
-      controller.abort();
-      this.approvals.delete(requestId as RequestId);
-      return true;
-    }
+    if (msg.method === "notifications/cancelled") return abortPending(this.approvals, msg.params);
     if (msg.method !== APPROVAL_METHOD || msg.id === undefined) return false;
     const id = msg.id;
     const controller = new AbortController();
@@ -215,14 +208,7 @@ export class BridgeSession {
       this.tickets.delete(ticket);
       return true;
     }
-    if (msg.method === "notifications/cancelled") {
-      const requestId = msg.params?.requestId as RequestId | undefined;
-      const controller = requestId === undefined ? undefined : this.admissions.get(requestId);
-      if (controller === undefined) return false;
-      controller.abort();
-      this.admissions.delete(requestId as RequestId);
-      return true;
-    }
+    if (msg.method === "notifications/cancelled") return abortPending(this.admissions, msg.params);
     if (msg.method !== ADMISSION_METHOD || msg.id === undefined) return false;
     const id = msg.id;
     const key = String(msg.params?.key ?? "");
@@ -272,4 +258,14 @@ export class BridgeSession {
       durationMs: Math.round(performance.now() - call.started),
     });
   }
+}
+
+/** Aborts the request a cancellation names if `pending` holds it; false leaves the message to others. */
+function abortPending(pending: Map<RequestId, AbortController>, params: Record<string, unknown> | undefined): boolean {
+  const requestId = params?.requestId as RequestId | undefined;
+  const controller = requestId === undefined ? undefined : pending.get(requestId);
+  if (controller === undefined) return false;
+  controller.abort();
+  pending.delete(requestId as RequestId);
+  return true;
 }
