@@ -17,7 +17,7 @@ import type { PermissionsInputSchema, PolicySchema } from "../runtime/permission
 import type { TaskSchema } from "../runtime/pipeline/task.js";
 import type { DiffResultSchema, ExecRequestSchema, ExecResultSchema } from "../runtime/workers/exec-request.js";
 import type { ExportResultSchema } from "../runtime/workers/export-branch.js";
-import type { CreateWorkerInputSchema, PublicWorkerSchema } from "../runtime/workers/worker.js";
+import type { CreateWorkerInputSchema, PublicWorkerSchema, RemoveResultSchema } from "../runtime/workers/worker.js";
 
 export type SpawnInput = z.input<typeof CreateWorkerInputSchema>;
 export type WorkerInfo = z.output<typeof PublicWorkerSchema>;
@@ -32,6 +32,7 @@ export type ApprovalStatus = Approval["status"];
 export type Decision = z.input<typeof DecisionInputSchema>;
 export type WorkcellEvent = z.output<typeof WorkcellEventSchema>;
 export type Task = z.output<typeof TaskSchema>;
+export type RemoveResult = z.output<typeof RemoveResultSchema>;
 export type { ErrorCode };
 
 export interface WorkcellClientOptions {
@@ -108,7 +109,7 @@ export class WorkcellClient {
     return this.#call("POST", `/v1/workers/${encodeURIComponent(id)}/start`);
   }
 
-  remove(id: string, options: { keepWorkspace?: boolean } = {}): Promise<{ id: string; status: "removed"; workspace?: string }> {
+  remove(id: string, options: { keepWorkspace?: boolean } = {}): Promise<RemoveResult> {
     return this.#call("DELETE", `/v1/workers/${encodeURIComponent(id)}${options.keepWorkspace ? "?keepWorkspace=true" : ""}`);
   }
 

@@ -4,12 +4,13 @@ import { ErrorBodySchema } from "../runtime/errors/app-error.js";
 import { WorkcellEventSchema } from "../runtime/events/event-log.js";
 import { TaskSchema } from "../runtime/pipeline/task.js";
 import { PermissionsInputSchema, PolicySchema } from "../runtime/permissions/policy.js";
+import { AuditEntrySchema } from "../runtime/permissions/suggest.js";
 import { DiffResultSchema, ExecRequestSchema, ExecResultSchema, ExportRequestSchema } from "../runtime/workers/exec-request.js";
 import { ExportResultSchema } from "../runtime/workers/export-branch.js";
-import { CreateWorkerInputSchema, PublicWorkerSchema } from "../runtime/workers/worker.js";
+import { CreateWorkerInputSchema, PublicWorkerSchema, RemoveResultSchema } from "../runtime/workers/worker.js";
 import { ApprovalListQuerySchema } from "./routes/approvals.js";
 import { EventQuerySchema } from "./routes/events.js";
-import { RemoveQuerySchema, RemoveResultSchema } from "./routes/workers.js";
+import { RemoveQuerySchema } from "./routes/workers.js";
 
 type Method = "get" | "post" | "patch" | "delete";
 
@@ -34,7 +35,6 @@ const HealthSchema = z.object({
 });
 const ExecAnswerSchema = ExecResultSchema.omit({ audit: true });
 const PermissionsUpdateSchema = z.object({ permissions: PolicySchema, appliesOnNextStart: z.boolean(), message: z.string() });
-const WORKER_AUDIT = z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() }));
 const MCP_NOTE =
   "MCP Streamable HTTP (protocol 2025-06-18): POST JSON-RPC messages, GET opens the server's event stream, DELETE ends the session. Use an MCP client rather than calling it by hand.";
 
@@ -57,7 +57,7 @@ export const OPERATIONS: readonly Operation[] = [
   { method: "post", path: "/v1/workers/:id/export", id: "exportWorker", summary: "Turn the worker's commits into a branch of the source repository.", tag: "workers", body: ExportRequestSchema, bodyOptional: true, ok: { status: 200, schema: ExportResultSchema } },
   { method: "get", path: "/v1/workers/:id/permissions", id: "getPermissions", summary: "The worker's permission policy.", tag: "permissions", ok: { status: 200, schema: z.object({ permissions: PolicySchema }) } },
   { method: "patch", path: "/v1/workers/:id/permissions", id: "updatePermissions", summary: "Change the policy; fields left out keep their value.", tag: "permissions", body: PermissionsInputSchema, ok: { status: 200, schema: PermissionsUpdateSchema } },
-  { method: "get", path: "/v1/workers/:id/permissions/suggested", id: "suggestPermissions", summary: "The narrowest policy that covers what audit mode recorded.", tag: "permissions", ok: { status: 200, schema: z.object({ permissions: PolicySchema, recorded: WORKER_AUDIT }) } },
+  { method: "get", path: "/v1/workers/:id/permissions/suggested", id: "suggestPermissions", summary: "The narrowest policy that covers what audit mode recorded.", tag: "permissions", ok: { status: 200, schema: z.object({ permissions: PolicySchema, recorded: z.array(AuditEntrySchema) }) } },
   { method: "get", path: "/v1/workers/:id/events", id: "listWorkerEvents", summary: "A page of one worker's events (also after it was removed).", tag: "events", query: EventQuerySchema.omit({ workerId: true }), ok: { status: 200, schema: z.object({ events: z.array(WorkcellEventSchema), next: z.number().int().nullable() }) } },
   { method: "get", path: "/v1/events", id: "streamEvents", summary: "All events as a resumable Server-Sent Events stream (send Last-Event-ID to resume).", tag: "events", query: EventQuerySchema, ok: { status: 200, contentType: "text/event-stream", description: "Each message has `id` = seq, `event` = type and `data` = the event as JSON." } },
   { method: "get", path: "/v1/approvals", id: "listApprovals", summary: "The approval queue.", tag: "approvals", query: ApprovalListQuerySchema, ok: { status: 200, schema: z.object({ approvals: z.array(ApprovalSchema) }) } },

@@ -1,16 +1,8 @@
 import { z } from "zod";
 
 /** Every error code the public API may answer with. */
-export type ErrorCode =
-  | "invalid_input"
-  | "unauthorized"
-  | "permission_denied"
-  | "not_found"
-  | "conflict"
-  | "payload_too_large"
-  | "docker_unavailable"
-  | "timeout"
-  | "internal";
+const ErrorCodeSchema = z.enum(["invalid_input", "unauthorized", "permission_denied", "not_found", "conflict", "payload_too_large", "docker_unavailable", "timeout", "internal"]);
+export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 /** The HTTP status of each error code; the only place this mapping lives. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = Object.freeze({
@@ -43,19 +35,17 @@ export class AppError extends Error {
   }
 }
 
-/** The public error body as a schema (for the API document). */
+/** The public error body as a schema (for the API document and the client's types). */
 export const ErrorBodySchema = z.object({
   error: z.object({
-    code: z.enum(["invalid_input", "unauthorized", "permission_denied", "not_found", "conflict", "payload_too_large", "docker_unavailable", "timeout", "internal"]),
+    code: ErrorCodeSchema,
     message: z.string(),
     details: z.record(z.string(), z.unknown()).optional(),
   }),
 });
 
 /** The public error body: `{"error": {"code", "message", "details"?}}`. */
-export interface ErrorBody {
-  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
-}
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
 /** Converts anything thrown into the public error body and status; unknown errors become `internal`. */
 export function toErrorBody(error: unknown): { status: number; body: ErrorBody } {

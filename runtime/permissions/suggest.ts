@@ -1,10 +1,9 @@
+import { z } from "zod";
 import { isInside, type Policy } from "./policy.js";
 
 /** Something enforce mode would have refused, as audit mode recorded it. */
-export interface AuditEntry {
-  kind: "read" | "write" | "net" | "run" | "env";
-  target: string;
-}
+export const AuditEntrySchema = z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() });
+export type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
 const addTo = (grant: true | string[], items: string[]): true | string[] => (grant === true ? true : [...new Set([...grant, ...items])]);
 

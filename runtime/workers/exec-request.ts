@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { AuditEntrySchema } from "../permissions/suggest.js";
 
 /** Default and ceiling of `POST /v1/workers/:id/exec` timeouts. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
@@ -33,7 +34,7 @@ export const ExecResultSchema = z.object({
   /** The command was killed because the worker's memory limit was exceeded. */
   oomKilled: z.boolean().default(false),
   /** What audit mode recorded in the container (not part of the answer to the client). */
-  audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
+  audit: z.array(AuditEntrySchema).default([]),
 });
 export type ExecResponse = Omit<z.infer<typeof ExecResultSchema>, "audit">;
 

@@ -23,7 +23,7 @@ import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME,
 import { KeyedLock } from "./keyed-lock.js";
 import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
-import { GateStateSchema, type CreateWorkerInput, type Worker } from "./worker.js";
+import { GateStateSchema, type CreateWorkerInput, type RemoveResult, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
 
@@ -207,7 +207,7 @@ export class WorkerManager {
     });
   }
 
-  async remove(id: string, options: { keepWorkspace: boolean }): Promise<{ id: string; status: "removed"; workspace?: string }> {
+  async remove(id: string, options: { keepWorkspace: boolean }): Promise<RemoveResult> {
     return this.lock.run(id, async () => {
       const worker = await this.load(id);
       this.emitDown(id);

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApprovalSettingsInputSchema, ApprovalSettingsSchema } from "../approvals/approval.js";
 import { PermissionsInputSchema, PolicySchema } from "../permissions/policy.js";
+import { AuditEntrySchema } from "../permissions/suggest.js";
 
 /** Lifecycle states a worker can be in. */
 export const WorkerStatusSchema = z.enum(["starting", "running", "stopped", "failed", "removed"]);
@@ -88,7 +89,7 @@ export const WorkerSchema = z.object({
   /** Which tool calls need a reviewer, and how long a decision may take. */
   approvals: ApprovalSettingsSchema.default({ tools: [], dangerousGit: true, timeoutMs: 10 * 60_000, onTimeout: "reject" }),
   /** What audit mode recorded that enforce mode would have refused. */
-  audit: z.array(z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() })).default([]),
+  audit: z.array(AuditEntrySchema).default([]),
   /** Set when the container was made from an older policy; applies on the next start. */
   pendingRestart: z.boolean().optional(),
   resources: z.object({
@@ -130,6 +131,10 @@ export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs:
   task: GateStateSchema.shape.task.optional(),
   validation: z.object({ validated: z.boolean(), consecutiveFailures: z.number() }).optional(),
 });
+
+/** The answer of `DELETE /v1/workers/:id`: the workspace path only when it was kept. */
+export const RemoveResultSchema = z.object({ id: z.string(), status: z.literal("removed"), workspace: z.string().optional() });
+export type RemoveResult = z.infer<typeof RemoveResultSchema>;
 
 /** Fields that never leave the control plane. */
 export function toPublicWorker(worker: Worker, baseUrl: string) {

@@ -12,9 +12,6 @@ const WORKER_ID = /^[0-9a-f]{8}$/;
 /** The query of `DELETE /v1/workers/:id`. */
 export const RemoveQuerySchema = z.object({ keepWorkspace: z.enum(["true", "false"]).optional() }).strict();
 
-/** The answer of `DELETE /v1/workers/:id`. */
-export const RemoveResultSchema = z.object({ id: z.string(), status: z.literal("removed"), workspace: z.string().optional() });
-
 /** The REST routes under /v1/workers. */
 export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string): Hono {
   const app = new Hono();
