@@ -2,6 +2,16 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import { AppError } from "../runtime/errors/app-error.js";
 
+/** Worker ids: 8 hex characters. */
+export const WORKER_ID = /^[0-9a-f]{8}$/;
+
+/** Parses a request's query with `schema`; a bad one is a 400 naming the field (and `hint`, the fix). */
+export function parseQuery<T>(query: Record<string, string>, schema: z.ZodType<T>, hint = ""): T {
+  const parsed = schema.safeParse(query);
+  if (!parsed.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(parsed.error)}.${hint ? ` ${hint}` : ""}`);
+  return parsed.data;
+}
+
 /** Describes zod issues as "field: problem" so a message names what to fix. */
 export function describeIssues(error: z.ZodError): string {
   return error.issues

@@ -2,14 +2,13 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { DecisionInputSchema } from "../../runtime/approvals/approval.js";
 import type { ApprovalQueue } from "../../runtime/approvals/approval-queue.js";
-import { AppError } from "../../runtime/errors/app-error.js";
-import { describeIssues, parseJsonBody } from "../validate.js";
+import { parseJsonBody, parseQuery, WORKER_ID } from "../validate.js";
 
 /** The query of `GET /v1/approvals`. */
 export const ApprovalListQuerySchema = z
   .object({
     status: z.enum(["pending", "approved", "rejected", "edited", "timed_out", "cancelled", "abandoned"]).optional(),
-    workerId: z.string().regex(/^[0-9a-f]{8}$/, "must be a worker id (8 hex characters)").optional(),
+    workerId: z.string().regex(WORKER_ID, "must be a worker id (8 hex characters)").optional(),
   })
   .strict();
 
@@ -18,9 +17,7 @@ export function createApprovalRoutes(queue: ApprovalQueue): Hono {
   const app = new Hono();
 
   app.get("/", async (c) => {
-    const query = ApprovalListQuerySchema.safeParse(c.req.query());
-    if (!query.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(query.error)}.`);
-    return c.json({ approvals: await queue.list(query.data) });
+    return c.json({ approvals: await queue.list(parseQuery(c.req.query(), ApprovalListQuerySchema)) });
   });
 
   app.get("/:id", async (c) => c.json(await queue.get(c.req.param("id"))));

@@ -3,10 +3,9 @@ import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { EventLog, WorkcellEvent } from "../../runtime/events/event-log.js";
 import { AppError } from "../../runtime/errors/app-error.js";
-import { describeIssues } from "../validate.js";
+import { parseQuery, WORKER_ID } from "../validate.js";
 
 const HEARTBEAT_MS = 15_000;
-const WORKER_ID = /^[0-9a-f]{8}$/;
 
 /** The query of both event routes. */
 export const EventQuerySchema = z
@@ -18,11 +17,6 @@ export const EventQuerySchema = z
   })
   .strict();
 
-function parseQuery(query: Record<string, string>) {
-  const parsed = EventQuerySchema.safeParse(query);
-  if (!parsed.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(parsed.error)}.`);
-  return parsed.data;
-}
 
 /** `GET /v1/workers/:id/events` (paged) and `GET /v1/events` (a resumable SSE stream). */
 export function createEventRoutes(events: EventLog, workerExists: (id: string) => Promise<boolean>): Hono {
@@ -35,7 +29,7 @@ export function createEventRoutes(events: EventLog, workerExists: (id: string) =
       const trail = WORKER_ID.test(id) ? await events.list(id, { limit: 1 }) : [];
       if (trail.length === 0) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}". List workers with GET /v1/workers.`);
     }
-    const query = parseQuery(c.req.query());
+    const query = parseQuery(c.req.query(), EventQuerySchema);
     const limit = query.limit ?? 100;
     const page = await events.list(id, { ...query, limit: limit + 1 });
     const more = page.length > limit;
@@ -44,7 +38,7 @@ export function createEventRoutes(events: EventLog, workerExists: (id: string) =
   });
 
   app.get("/events", (c) => {
-    const query = parseQuery(c.req.query());
+    const query = parseQuery(c.req.query(), EventQuerySchema);
     const lastEventId = c.req.header("last-event-id");
     const after = lastEventId !== undefined && /^\d+$/.test(lastEventId) ? Number(lastEventId) : (query.after ?? 0);
     return streamSSE(c, async (stream) => {

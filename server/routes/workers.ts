@@ -1,13 +1,11 @@
-import { Hono } from "hono";
+import { Hono, type Context, type Next } from "hono";
 import { z } from "zod";
 import { PermissionsInputSchema } from "../../runtime/permissions/policy.js";
 import { ExecRequestSchema, ExportRequestSchema } from "../../runtime/workers/exec-request.js";
 import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
 import { CreateWorkerInputSchema, toPublicWorker } from "../../runtime/workers/worker.js";
 import { AppError } from "../../runtime/errors/app-error.js";
-import { describeIssues, parseJsonBody } from "../validate.js";
-
-const WORKER_ID = /^[0-9a-f]{8}$/;
+import { parseJsonBody, parseQuery, WORKER_ID } from "../validate.js";
 
 /** The query of `DELETE /v1/workers/:id`. */
 export const RemoveQuerySchema = z.object({ keepWorkspace: z.enum(["true", "false"]).optional() }).strict();
@@ -17,11 +15,14 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
   const app = new Hono();
   const present = (worker: Parameters<typeof toPublicWorker>[0]) => toPublicWorker(worker, baseUrl());
 
-  app.use("/:id/*", async (c, next) => {
-    const id = c.req.param("id");
+  // A malformed id is answered before any route reaches the manager.
+  const knownShape = async (c: Context, next: Next) => {
+    const id = c.req.param("id") ?? "";
     if (!WORKER_ID.test(id)) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}"; worker ids are 8 hex characters. List workers with GET /v1/workers.`);
     await next();
-  });
+  };
+  app.use("/:id", knownShape);
+  app.use("/:id/*", knownShape);
 
   app.post("/", async (c) => {
     const input = await parseJsonBody(c, CreateWorkerInputSchema);
@@ -30,12 +31,11 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
 
   app.get("/", async (c) => c.json({ workers: (await manager.list()).map(present) }));
 
-  app.get("/:id", async (c) => c.json(present(await manager.get(checkedId(c.req.param("id"))))));
+  app.get("/:id", async (c) => c.json(present(await manager.get(c.req.param("id")))));
 
   app.delete("/:id", async (c) => {
-    const query = RemoveQuerySchema.safeParse(c.req.query());
-    if (!query.success) throw new AppError("invalid_input", `Invalid query: ${describeIssues(query.error)}. Use ?keepWorkspace=true or false.`);
-    return c.json(await manager.remove(checkedId(c.req.param("id")), { keepWorkspace: query.data.keepWorkspace === "true" }));
+    const query = parseQuery(c.req.query(), RemoveQuerySchema, "Use ?keepWorkspace=true or false.");
+    return c.json(await manager.remove(c.req.param("id"), { keepWorkspace: query.keepWorkspace === "true" }));
   });
 
   app.post("/:id/stop", async (c) => c.json(present(await manager.stop(c.req.param("id")))));
@@ -71,9 +71,4 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
   });
 
   return app;
-}
-
-function checkedId(id: string): string {
-  if (!WORKER_ID.test(id)) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}"; worker ids are 8 hex characters. List workers with GET /v1/workers.`);
-  return id;
 }
