@@ -28,6 +28,8 @@ function render(locations: readonly CodeLocation[]): string {
 /** Registers code_navigate, code_inspect, code_refactor and code_generate. */
 export function registerCodeTools(registry: ToolRegistry, access: AccessControl): void {
   const root = access.workspace;
+  /** How edits name files when no TypeScript project is involved. */
+  const workspacePaths = { relative: (file: string) => path.relative(root, file) };
 
   /** The TypeScript project when `file` (or, with no file, the workspace) is TS/JS and TypeScript is available. */
   const tsFor = (file: string | undefined): TsProject | null => (file === undefined || isTsLike(file) ? projectFor(root) : null);
@@ -153,7 +155,7 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
         if (args.newName === undefined) throw new ToolInputError("rename needs newName.");
         if (!/^[A-Za-z_]\w*$/.test(args.newName)) throw new ToolInputError(`"${args.newName}" is not a valid Python identifier.`);
         const at = await pythonPosition(args);
-        return applyEdits(access, { relative: (file: string) => path.relative(root, file) }, await python.rename(at.file, at.line, at.column, args.newName), args.preview === true, "rename");
+        return applyEdits(access, workspacePaths, await python.rename(at.file, at.line, at.column, args.newName), args.preview === true, "rename");
       }
       const project = tsFor(resolved.absolute);
       if (project === null) {
@@ -209,7 +211,7 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
         const target = await access.resolve(testRelative, "write");
         if (target.exists) throw new ToolInputError(`${testRelative} already exists; add to it with code_edit rather than overwrite it.`);
         const text = python ? pythonTestSkeleton(root, source.relative, await readFile(source.absolute, "utf8"), args.symbolName) : tsTestSkeleton(project!, source.absolute, testRelative, testFramework(root), args.symbolName);
-        return applyEdits(access, project ?? { relative: (file: string) => path.relative(root, file) }, new Map([[target.absolute, { before: null, after: text }]]), args.preview === true, "test_skeleton");
+        return applyEdits(access, workspacePaths, new Map([[target.absolute, { before: null, after: text }]]), args.preview === true, "test_skeleton");
       }
       const project = tsFor(source.absolute);
       if (project === null) throw new ToolInputError(`${args.operation} needs a TypeScript or JavaScript file; ${args.filePath} has no language service here. Write the code with code_edit.`);

@@ -31,18 +31,13 @@ export function codeFixEdits(project: TsProject, file: string, operation: FixOpe
   const edits: FileEdits = new Map();
   const format = formatFor(project, file);
   // All fixes are computed against the current text; fixes for distinct diagnostics do not
-  // overlap, and the same fix reached from two diagnostics is kept once.
+  // overlap, and mergeChanges keeps the same fix reached from two diagnostics once.
   const changes: TS.FileTextChanges[] = [];
-  const seen = new Set<string>();
   for (const diagnostic of diagnostics) {
     const fixes = project.service.getCodeFixesAtPosition(file, diagnostic.start!, diagnostic.start! + (diagnostic.length ?? 0), [diagnostic.code], format, PREFERENCES);
     const fix = fixes.find((candidate) => (wanted as readonly string[]).includes(candidate.fixName) || (wanted as readonly string[]).includes(String(candidate.fixId)));
     if (fix === undefined) continue;
-    for (const change of fix.changes) {
-      const key = JSON.stringify(change);
-      if (!seen.has(key)) changes.push(change);
-      seen.add(key);
-    }
+    changes.push(...fix.changes);
   }
   if (changes.length === 0) return edits;
   applyChanges(project, mergeChanges(changes), edits);

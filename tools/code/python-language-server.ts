@@ -5,6 +5,7 @@ import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { ToolInputError } from "../tool-result.js";
 import type { CodeLocation, FileEdits } from "./ts-operations.js";
+import { lineStarts } from "./ts-project.js";
 
 const IMAGE_SERVER = "/opt/workcell/pyright/langserver.index.js";
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -259,8 +260,7 @@ function safeRead(file: string): string {
 
 /** Applies LSP text edits (UTF-16 positions, as JavaScript strings count) to a text. */
 export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
-  const starts = [0];
-  for (let i = 0; i < text.length; i += 1) if (text[i] === "\n") starts.push(i + 1);
+  const starts = lineStarts(text);
   const offset = (position: LspPosition) => Math.min((starts[position.line] ?? text.length) + position.character, text.length);
   const ordered = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
   let out = text;

@@ -24,6 +24,8 @@ export function formatFor(project: TsProject, file: string): TS.FormatCodeSettin
   const size = tabs ? 4 : indented.length >= 4 && indented.length % 4 === 0 ? 4 : 2;
   return { ...project.ts.getDefaultFormatCodeSettings("\n"), indentSize: size, tabSize: size, convertTabsToSpaces: !tabs };
 }
+
+/** Relative imports, new files allowed, and renames that change export names rather than alias them. */
 export const PREFERENCES: TS.UserPreferences = { quotePreference: "auto", importModuleSpecifierPreference: "relative", includeCompletionsForModuleExports: true, allowTextChangesInNewFiles: true, providePrefixAndSuffixTextForRename: false };
 
 /** Runs one navigation operation at `at` (or over the project for workspace_symbols). */
@@ -53,20 +55,21 @@ export function navigate(project: TsProject, operation: NavigateOperation, at: P
       walk(service.getNavigationTree(at.file), undefined);
       return out.slice(0, limit);
     }
+  }
+  const { file, offset } = need(at, operation);
+  switch (operation) {
     case "definition":
-      return need(at, operation) && spans(service.getDefinitionAtPosition(at!.file, at!.offset)).slice(0, limit);
+      return spans(service.getDefinitionAtPosition(file, offset)).slice(0, limit);
     case "type_definition":
-      return need(at, operation) && spans(service.getTypeDefinitionAtPosition(at!.file, at!.offset)).slice(0, limit);
+      return spans(service.getTypeDefinitionAtPosition(file, offset)).slice(0, limit);
     case "implementations":
-      return need(at, operation) && spans(service.getImplementationAtPosition(at!.file, at!.offset)).slice(0, limit);
+      return spans(service.getImplementationAtPosition(file, offset)).slice(0, limit);
     case "references": {
-      need(at, operation);
-      const references = (service.findReferences(at!.file, at!.offset) ?? []).flatMap((symbol) => symbol.references);
+      const references = (service.findReferences(file, offset) ?? []).flatMap((symbol) => symbol.references);
       return references.slice(0, limit).map((reference) => ({ ...project.location(reference.fileName, reference.textSpan.start), isDefinition: reference.isDefinition === true }));
     }
     case "callers": {
-      need(at, operation);
-      const prepared = service.prepareCallHierarchy(at!.file, at!.offset);
+      const prepared = service.prepareCallHierarchy(file, offset);
       const items = prepared === undefined ? [] : Array.isArray(prepared) ? prepared : [prepared];
       const out: CodeLocation[] = [];
       for (const item of items) {
@@ -79,9 +82,9 @@ export function navigate(project: TsProject, operation: NavigateOperation, at: P
   }
 }
 
-function need(at: Position | undefined, operation: string): true {
+function need(at: Position | undefined, operation: string): Position {
   if (at === undefined) throw new ToolInputError(`${operation} needs a symbol: filePath with symbolName or line and column, or symbolName alone to find its declaration.`);
-  return true;
+  return at;
 }
 
 /** What `code_inspect` answers. */

@@ -51,7 +51,7 @@ export class TsProject {
   readonly service: TS.LanguageService;
   private options: TS.CompilerOptions = {};
   private fileNames: string[] = [];
-  private configStamp = "";
+  private hasConfig = false;
   private readonly snapshots = new Map<string, { version: string; snapshot: TS.IScriptSnapshot }>();
   /** Texts that stand in for files while a multi-step change is computed (nothing is written). */
   private readonly overlay = new Map<string, { text: string; version: string }>();
@@ -80,10 +80,11 @@ export class TsProject {
 
   /** Re-reads tsconfig.json and the file list (cheap: a directory walk); call before each request. */
   refresh(): void {
-    const config = this.ts.findConfigFile(this.root, (file) => this.ts.sys.fileExists(file));
-    const insideRoot = config !== undefined && !path.relative(this.root, config).startsWith("..");
-    const stamp = insideRoot ? `${config}:${versionOf(config)}` : "none";
-    if (insideRoot) {
+    const found = this.ts.findConfigFile(this.root, (file) => this.ts.sys.fileExists(file));
+    // A tsconfig above the workspace is not the project's.
+    const config = found !== undefined && !path.relative(this.root, found).startsWith("..") ? found : undefined;
+    this.hasConfig = config !== undefined;
+    if (config !== undefined) {
       const parsed = this.ts.getParsedCommandLineOfConfigFile(config, {}, { ...this.ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
       if (parsed !== undefined) {
         this.options = { ...parsed.options, noEmit: true };
@@ -93,12 +94,6 @@ export class TsProject {
       this.options = { allowJs: true, checkJs: false, jsx: this.ts.JsxEmit.Preserve, target: this.ts.ScriptTarget.ES2022, module: this.ts.ModuleKind.NodeNext, moduleResolution: this.ts.ModuleResolutionKind.NodeNext, noEmit: true, esModuleInterop: true };
       this.fileNames = listSources(this.root);
     }
-    this.configStamp = stamp;
-  }
-
-  /** The stamp of the configuration the last refresh used (for tests and diagnostics). */
-  get configuration(): string {
-    return this.configStamp;
   }
 
   program(): TS.Program {
@@ -109,7 +104,7 @@ export class TsProject {
 
   sourceFile(file: string): TS.SourceFile {
     const source = this.program().getSourceFile(file);
-    if (source === undefined) throw new ToolInputError(`${this.relative(file)} is not part of the TypeScript project${this.configStamp === "none" ? "" : " (check tsconfig.json's include)"}.`);
+    if (source === undefined) throw new ToolInputError(`${this.relative(file)} is not part of the TypeScript project${this.hasConfig ? " (check tsconfig.json's include)" : ""}.`);
     return source;
   }
 
@@ -231,7 +226,8 @@ function versionOf(file: string): string {
   }
 }
 
-function lineStarts(text: string): number[] {
+/** The offset at which each line of `text` starts. */
+export function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = 0; i < text.length; i += 1) if (text[i] === "\n") starts.push(i + 1);
   return starts;
