@@ -74,7 +74,9 @@ export function createApp(deps: AppDeps): Hono {
   });
 
   // The API's description is public (it holds no data); everything under /v1 needs the token.
-  app.get("/openapi.json", (c) => c.json(buildOpenApiDocument({ version: VERSION, serverUrl: deps.baseUrl() })));
+  // Built on first request (the port is known by then) and kept: the schemas do not change at run time.
+  let openApi: Record<string, unknown> | undefined;
+  app.get("/openapi.json", (c) => c.json((openApi ??= buildOpenApiDocument({ version: VERSION, serverUrl: deps.baseUrl() }))));
   app.get("/docs", (c) => c.html(DOCS_PAGE));
   // The dashboard's page and assets hold no data; it signs in with the token like any client.
   app.route("/", createDashboardRoutes());
