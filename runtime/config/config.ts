@@ -17,6 +17,8 @@ export const EnvSchema = z.object({
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   WORKCELL_POOL_SIZE: z.coerce.number().int().min(0).max(256).default(0),
   WORKCELL_HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
+  WORKCELL_HEAVY_PER_WORKER: z.coerce.number().int().min(1).max(64).default(1),
+  WORKCELL_HEAVY_LEASE_MS: z.coerce.number().int().min(1_000).max(24 * 60 * 60_000).default(65 * 60_000),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
   WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
@@ -52,6 +54,10 @@ export interface Config {
   readonly heavyConcurrency: number | undefined;
   /** Containers kept created and started ahead of time for workers with the default policy. */
   readonly poolSize: number;
+  /** Heavy slots one worker may hold at once. */
+  readonly heavyPerWorker: number;
+  /** How long a heavy slot is lent before it returns to the queue on its own. */
+  readonly heavyLeaseMs: number;
 }
 
 /**
@@ -80,5 +86,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     logFormat: overrides.logFormat ?? values.WORKCELL_LOG_FORMAT,
     heavyConcurrency: overrides.heavyConcurrency ?? values.WORKCELL_HEAVY_CONCURRENCY,
     poolSize: overrides.poolSize ?? values.WORKCELL_POOL_SIZE,
+    heavyPerWorker: overrides.heavyPerWorker ?? values.WORKCELL_HEAVY_PER_WORKER,
+    heavyLeaseMs: overrides.heavyLeaseMs ?? values.WORKCELL_HEAVY_LEASE_MS,
   });
 }
