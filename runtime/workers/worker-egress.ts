@@ -72,7 +72,7 @@ export class WorkerEgress {
     const policy = this.policies.get(workerId);
     if (policy === undefined) return { allowed: false as const, message: "PermissionDenied: the worker is not running" };
     const decision = decideEgress(policy, host, port);
-    if (decision.allowed && decision.audited) void this.deps.recordAudit(workerId, [{ kind: "net", target: `${host}:${port}` }]).catch(() => undefined);
+    if (decision.allowed && decision.audited) void this.deps.recordAudit(workerId, [{ kind: "net", target: `${host.includes(":") ? `[${host}]` : host}:${port}` }]).catch(() => undefined);
     if (!decision.allowed && this.prompter !== undefined && shouldPromptEgress(policy, host, port)) {
       const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
       return (await this.prompter(workerId, target)) ? { allowed: true as const } : decision;

@@ -6,7 +6,8 @@ import type { ContainerDriver, ExecSession } from "../docker/container-driver.js
 import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
 import { defaultPolicy } from "../permissions/policy.js";
 import type { PermissionsInput, Policy } from "../permissions/policy.js";
-import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
+import { acceptAuditEntries, type AuditSource } from "../permissions/audit-entry.js";
+import { suggestPermissions, type SkippedEntry } from "../permissions/suggest.js";
 import { AppError } from "../errors/app-error.js";
 import type { AdmissionQueue } from "../admission/admission-queue.js";
 import type { EventLog } from "../events/event-log.js";
@@ -84,7 +85,7 @@ export class WorkerManager {
     this.egress = new WorkerEgress({
       driver: deps.driver,
       socketPath: (id) => path.join(this.runDir(id), PROXY_SOCKET_NAME),
-      recordAudit: (id, entries) => this.recordAudit(id, entries),
+      recordAudit: (id, entries) => this.recordAudit(id, entries, "host"),
     });
   }
 
@@ -338,13 +339,17 @@ export class WorkerManager {
     await this.updatePermissions(id, { [kind]: [...(Array.isArray(current) ? current : []), permission.target] });
   }
 
-  /** Records what audit mode allowed but enforce would refuse (deduplicated). */
-  async recordAudit(id: string, entries: readonly AuditEntry[]): Promise<void> {
-    const valid = entries.filter((entry) => ["read", "write", "net", "run", "env"].includes(entry.kind) && typeof entry.target === "string" && entry.target.length <= 4096);
+  /**
+   * Records what audit mode allowed but enforce would refuse (deduplicated). Reports come
+   * partly from inside the sandbox, so they count only while the worker is in audit mode,
+   * and only entries with valid targets are kept (see acceptAuditEntries).
+   */
+  async recordAudit(id: string, entries: readonly unknown[], source: AuditSource = "sandbox"): Promise<void> {
+    const valid = acceptAuditEntries(entries, source);
     if (valid.length === 0) return;
     await this.lock.run(id, async () => {
       const worker = await this.deps.store.getWorker(id);
-      if (worker === undefined) return;
+      if (worker === undefined || worker.permissions.mode !== "audit") return;
       const known = new Set(worker.audit.map((entry) => `${entry.kind}\0${entry.target}`));
       const fresh = valid.filter((entry) => !known.has(`${entry.kind}\0${entry.target}`));
       if (fresh.length === 0) return;
@@ -353,10 +358,10 @@ export class WorkerManager {
     });
   }
 
-  /** The minimal enforce-mode policy that would have let the audited run pass. */
-  async suggestedPermissions(id: string): Promise<Policy> {
+  /** The minimal enforce-mode policy that would have let the audited run pass, and the recorded entries it leaves out. */
+  async suggestedPermissions(id: string): Promise<{ permissions: Policy; skipped: SkippedEntry[] }> {
     const worker = await this.load(id);
-    return suggestPolicy(worker.permissions, worker.audit);
+    return suggestPermissions(worker.permissions, worker.audit);
   }
 
   /** Ends every egress proxy (on shutdown); containers keep running. */
@@ -414,8 +419,8 @@ export class WorkerManager {
       driver: this.deps.driver,
       hostEnv: this.deps.hostEnv,
       dataDir: this.deps.config.dataDir,
-      recordAudit: (id, entries) => this.recordAudit(id, entries),
-      admit: async (workerId, signal) => (this.deps.admission === undefined ? () => undefined : this.deps.admission.acquire(workerId, { signal })),
+      recordAudit: (id, entries, source) => this.recordAudit(id, entries, source),
+      admit: async (workerId, signal, leaseMs) => (this.deps.admission === undefined ? () => undefined : this.deps.admission.acquire(workerId, { signal, leaseMs })),
       addSecrets: (values) => {
         for (const value of values) this.secretValues.add(value);
       },

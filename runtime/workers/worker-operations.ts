@@ -3,7 +3,7 @@ import path from "node:path";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import { admitEnv } from "../permissions/env-grant.js";
-import type { AuditEntry } from "../permissions/suggest.js";
+import type { AuditSource } from "../permissions/audit-entry.js";
 import { callInContainer } from "./in-container.js";
 import {
   DEFAULT_EXEC_MAX_OUTPUT_BYTES,
@@ -27,11 +27,11 @@ export interface OperationContext {
   readonly driver: ContainerDriver;
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly dataDir: string;
-  recordAudit(id: string, entries: readonly AuditEntry[]): Promise<void>;
+  recordAudit(id: string, entries: readonly unknown[], source: AuditSource): Promise<void>;
   /** Marks values as secrets to redact from events and logs. */
   addSecrets(values: readonly string[]): void;
-  /** Waits for a host-wide slot for heavy work. */
-  admit(workerId: string, signal: AbortSignal): Promise<() => void>;
+  /** Waits for a host-wide slot for heavy work, lent for at most `leaseMs`. */
+  admit(workerId: string, signal: AbortSignal, leaseMs: number): Promise<() => void>;
   event(id: string, type: string, data?: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -50,15 +50,15 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
         details: { kind: "env", names: admitted.refused },
       });
     }
-    await context.recordAudit(worker.id, admitted.refused.map((target) => ({ kind: "env", target })));
+    await context.recordAudit(worker.id, admitted.refused.map((target) => ({ kind: "env", target })), "host");
   }
   const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   const payload = Buffer.from(JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
-  const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS));
+  const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
   const signal = AbortSignal.timeout(timeoutMs + EXEC_GRACE_MS);
   try {
     const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal });
-    if (audit.length > 0) await context.recordAudit(worker.id, audit);
+    if (audit.length > 0) await context.recordAudit(worker.id, audit, "sandbox");
     await context.event(worker.id, "exec", {
       command: request.command,
       exitCode: result.exitCode,

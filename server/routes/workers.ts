@@ -62,7 +62,8 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
   });
   app.get("/:id/permissions/suggested", async (c) => {
     const id = c.req.param("id");
-    return c.json({ permissions: await manager.suggestedPermissions(id), recorded: (await manager.get(id)).audit });
+    const { permissions, skipped } = await manager.suggestedPermissions(id);
+    return c.json({ permissions, recorded: (await manager.get(id)).audit, skipped });
   });
 
   app.post("/:id/export", async (c) => {
