@@ -9,10 +9,10 @@ import { AppError } from "../runtime/errors/app-error.js";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
-import { z } from "zod";
 import { AdmissionQueue } from "../runtime/admission/admission-queue.js";
 import { AgentRunner } from "../runtime/agents/agent-runner.js";
 import { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
+import { buildApprovalRequest } from "../runtime/approvals/approval-request.js";
 import { PipelineService } from "../runtime/pipeline/pipeline-service.js";
 import { OrchestratorEndpoint } from "./orchestrator/orchestrator-endpoint.js";
 import { EventLog } from "../runtime/events/event-log.js";
@@ -30,15 +30,6 @@ import { loadOrCreateToken, type TokenSource } from "./token.js";
 
 /** The project root (where Dockerfile.sandbox and tools/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-/** What the worker's tools send with an approval request (untrusted: validated). */
-const ApprovalParamsSchema = z.object({
-  kind: z.enum(["tool", "permission"]),
-  tool: z.string().max(200),
-  input: z.unknown(),
-  description: z.string().max(4_000),
-  permission: z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string().max(4_096) }).optional(),
-});
 
 /** The keys under which the worker's tools report the finish gate and audit entries in a result's `_meta`. */
 const GATE_META_KEY = "dev.workcell/gate";
@@ -95,7 +86,11 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const hostUid = process.getuid?.() ?? 1000;
   const hostGid = process.getgid?.() ?? 1000;
   const user = sandboxUser(hostUid, hostGid);
-  const admission = new AdmissionQueue(config.heavyConcurrency ?? engine.cpus);
+  const admission = new AdmissionQueue(config.heavyConcurrency ?? engine.cpus, {
+    perWorker: config.heavyPerWorker,
+    leaseMs: config.heavyLeaseMs,
+    onLeaseExpired: (workerId) => void events.append(workerId, "admission_lease_expired", { leaseMs: config.heavyLeaseMs }).catch(() => undefined),
+  });
   const instance = createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16);
   const pool =
     config.poolSize > 0
@@ -136,11 +131,14 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const orchestrator = new OrchestratorEndpoint({ manager, pipeline, agents, driver }, config.maxMcpBodyBytes);
   manager.setNetPrompter(async (workerId, target) => {
     const worker = await manager.get(workerId);
-    const answer = await approvals.request(
-      { workerId, kind: "permission", tool: "net", input: { kind: "net", target }, description: `PermissionDenied: net access to "${target}" is not granted — allow it?`, permission: { kind: "net", target } },
-      worker.approvals,
-      AbortSignal.timeout(worker.approvals.timeoutMs + 1_000),
-    );
+    let request;
+    try {
+      request = buildApprovalRequest({ kind: "permission", tool: "net", input: null, permission: { kind: "net", target } }, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
+    } catch (error) {
+      log(`a net prompt of ${workerId} was refused: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+    const answer = await approvals.request({ workerId, ...request }, worker.approvals, AbortSignal.timeout(worker.approvals.timeoutMs + 1_000));
     return answer.decision !== "reject";
   });
   const bridge = new WorkerBridge({
@@ -151,8 +149,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     onActivity: (workerId) => manager.touch(workerId),
     onAdmissionRequest: ({ workerId, signal, onPosition }) => admission.acquire(workerId, { signal, onPosition }),
     onApprovalRequest: async ({ workerId, sessionId, params, signal }) => {
-      const request = ApprovalParamsSchema.parse(params);
       const worker = await manager.get(workerId);
+      // The request comes from inside the sandbox: the host validates it and writes the reviewer's text itself.
+      const request = buildApprovalRequest(params, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
       return approvals.request({ workerId, ...(sessionId === undefined ? {} : { sessionId }), ...request }, worker.approvals, signal);
     },
     onToolCall: (call) => {
@@ -169,7 +168,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     onResponse: (workerId, message) => {
       const { gate, audit } = readToolReports(message);
       if (gate !== undefined) manager.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
-      if (Array.isArray(audit)) manager.recordAudit(workerId, audit).catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
+      if (Array.isArray(audit)) manager.recordAudit(workerId, audit, "sandbox").catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
     },
   });
   manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));

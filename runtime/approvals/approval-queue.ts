@@ -2,6 +2,11 @@ import { randomBytes } from "node:crypto";
 import { AppError } from "../errors/app-error.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Approval, ApprovalAnswer, ApprovalSettings, DecisionInput } from "./approval.js";
+import { assertInputBounded } from "./approval-request.js";
+import { DEFAULT_RETENTION, selectPrunable, type RetentionLimits } from "./approval-retention.js";
+
+/** Approvals one worker may have waiting at once unless configured otherwise. */
+export const DEFAULT_MAX_PENDING_PER_WORKER = 20;
 
 /** What a gated call asks for. */
 export interface ApprovalRequestInput {
@@ -23,10 +28,17 @@ const STATUS_OF: Record<DecisionInput["decision"], Approval["status"]> = { appro
 
 /**
  * The operator's queue: gated calls wait here until a human decides (or the timeout does).
- * Records live in the state store, so pending ones outlive a restart as `abandoned`.
+ * Records live in the state store, so pending ones outlive a restart as `abandoned`. The
+ * store stays bounded: inputs are capped in size, each worker may have only so many
+ * approvals waiting, and decided approvals are pruned by age and count.
  */
 export class ApprovalQueue {
   private readonly waiters = new Map<string, Waiter>();
+  /** Requests per worker being recorded or waiting (counted before the first await, so concurrent requests cannot slip past the cap). */
+  private readonly open = new Map<string, number>();
+  private readonly maxPendingPerWorker: number;
+  private readonly retention: RetentionLimits;
+  private readonly now: () => number;
 
   constructor(
     private readonly store: StateStore,
@@ -35,17 +47,52 @@ export class ApprovalQueue {
       /** A permission approved for the worker's life becomes part of its policy. */
       grantForLife(workerId: string, permission: { kind: string; target: string }): Promise<void>;
     },
-  ) {}
+    limits: { maxPendingPerWorker?: number; retention?: RetentionLimits; now?: () => number } = {},
+  ) {
+    this.maxPendingPerWorker = limits.maxPendingPerWorker ?? DEFAULT_MAX_PENDING_PER_WORKER;
+    this.retention = limits.retention ?? DEFAULT_RETENTION;
+    this.now = limits.now ?? Date.now;
+  }
+
+  /** Deletes decided approvals beyond the retention limits (see selectPrunable). */
+  async prune(): Promise<number> {
+    const ids = selectPrunable(await this.store.listApprovals(), this.now(), this.retention);
+    if (ids.length > 0) await this.store.deleteApprovals(ids);
+    return ids.length;
+  }
 
   /** Marks approvals left pending by a previous run as abandoned (their calls died with their sessions). */
   async abandonLeftovers(): Promise<void> {
     for (const approval of await this.store.listApprovals()) {
       if (approval.status === "pending") await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: new Date().toISOString() });
     }
+    await this.prune();
   }
 
-  /** Records the request and waits for the decision; `signal` withdraws it (the agent cancelled). */
+  /**
+   * Records the request and waits for the decision; `signal` withdraws it (the agent
+   * cancelled). An input too large to review, or a worker already at its cap of waiting
+   * approvals, is refused and nothing is stored.
+   */
   async request(input: ApprovalRequestInput, settings: ApprovalSettings, signal: AbortSignal): Promise<ApprovalAnswer> {
+    assertInputBounded(input.input);
+    const open = this.open.get(input.workerId) ?? 0;
+    if (open >= this.maxPendingPerWorker) {
+      throw new AppError("conflict", `Worker ${input.workerId} already has ${open} approvals waiting (the most allowed is ${this.maxPendingPerWorker}); this request was refused. Decide or cancel the pending ones first.`, {
+        details: { pending: open, maxPending: this.maxPendingPerWorker },
+      });
+    }
+    this.open.set(input.workerId, open + 1);
+    try {
+      return await this.record(input, settings, signal);
+    } finally {
+      const left = (this.open.get(input.workerId) ?? 1) - 1;
+      if (left > 0) this.open.set(input.workerId, left);
+      else this.open.delete(input.workerId);
+    }
+  }
+
+  private async record(input: ApprovalRequestInput, settings: ApprovalSettings, signal: AbortSignal): Promise<ApprovalAnswer> {
     const now = Date.now();
     const approval: Approval = {
       id: `ap_${randomBytes(6).toString("hex")}`,
@@ -62,14 +109,13 @@ export class ApprovalQueue {
       }, settings.timeoutMs);
       timer.unref();
       this.waiters.set(approval.id, { resolve, timer });
-      signal.addEventListener(
-        "abort",
-        () =>
-          void (signal.reason === "session_closed"
-            ? this.settle(approval.id, { decision: "reject", reason: "the MCP session ended while waiting" }, "abandoned")
-            : this.settle(approval.id, { decision: "reject", reason: "the agent cancelled the call" }, "cancelled")),
-        { once: true },
-      );
+      const withdraw = () =>
+        void (signal.reason === "session_closed"
+          ? this.settle(approval.id, { decision: "reject", reason: "the MCP session ended while waiting" }, "abandoned")
+          : this.settle(approval.id, { decision: "reject", reason: "the agent cancelled the call" }, "cancelled"));
+      // A withdrawal that came while the record was being written still counts.
+      if (signal.aborted) withdraw();
+      else signal.addEventListener("abort", withdraw, { once: true });
     });
   }
 
@@ -126,6 +172,7 @@ export class ApprovalQueue {
       reason: decision.reason,
       durationMs: Date.parse(decided.decidedAt as string) - Date.parse(approval.createdAt),
     });
+    await this.prune().catch(() => undefined);
     waiter.resolve({
       decision: decision.decision,
       approvalId: id,

@@ -91,6 +91,15 @@ export class LowdbStateStore implements StateStore {
     });
   }
 
+  deleteApprovals(ids: readonly string[]): Promise<void> {
+    return this.enqueue(async () => {
+      const known = ids.filter((id) => id in this.db.data.approvals);
+      if (known.length === 0) return;
+      for (const id of known) delete this.db.data.approvals[id];
+      await this.db.write();
+    });
+  }
+
   async listTasks(): Promise<Task[]> {
     await this.queue;
     return Object.values(this.db.data.tasks).map((task) => structuredClone(task));

@@ -11,6 +11,8 @@ export interface StateStore {
   listApprovals(): Promise<Approval[]>;
   getApproval(id: string): Promise<Approval | undefined>;
   putApproval(approval: Approval): Promise<void>;
+  /** Deletes the approvals with these ids in one write; unknown ids are ignored. */
+  deleteApprovals(ids: readonly string[]): Promise<void>;
   listTasks(): Promise<Task[]>;
   getTask(id: string): Promise<Task | undefined>;
   putTask(task: Task): Promise<void>;
