@@ -6,7 +6,7 @@ import Docker from "dockerode";
 import { inject } from "vitest";
 import { loadConfig, type Config } from "../../../runtime/config/config.js";
 import { LABEL_WORKER } from "../../../runtime/docker/container-spec.js";
-import { startControlPlane, type ControlPlane } from "../../../server/control-plane.js";
+import { startControlPlane, type ControlPlane, type StartOptions } from "../../../server/control-plane.js";
 import { createTempDir, createTestRepo } from "./test-repo.js";
 
 export const TEST_TOKEN = "integration-test-token-0123456789";
@@ -21,12 +21,12 @@ export interface TestPlane {
   connect(mcpUrl: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
 }
 
-/** Starts a control plane for a test; `dataDir` lets a test restart on the same state. */
-export async function startTestPlane(dataDir?: string, overrides: Partial<Config> = {}): Promise<TestPlane> {
+/** Starts a control plane for a test; `dataDir` lets a test restart on the same state; `options` can swap the driver. */
+export async function startTestPlane(dataDir?: string, overrides: Partial<Config> = {}, options: Omit<StartOptions, "log"> = {}): Promise<TestPlane> {
   const dir = dataDir ?? (await createTempDir("workcell-data-"));
   const logs: string[] = [];
   const config = loadConfig({}, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
-  const plane = await startControlPlane(config, { log: (message) => logs.push(message) });
+  const plane = await startControlPlane(config, { ...options, log: (message) => logs.push(message) });
   return {
     plane,
     dataDir: dir,
