@@ -131,15 +131,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const orchestrator = new OrchestratorEndpoint({ manager, pipeline, agents, driver }, config.maxMcpBodyBytes);
   manager.setNetPrompter(async (workerId, target) => {
     const worker = await manager.get(workerId);
-    let request;
     try {
-      request = buildApprovalRequest({ kind: "permission", tool: "net", input: null, permission: { kind: "net", target } }, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
+      const request = buildApprovalRequest({ kind: "permission", tool: "net", input: null, permission: { kind: "net", target } }, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
+      const answer = await approvals.request({ workerId, ...request }, worker.approvals, AbortSignal.timeout(worker.approvals.timeoutMs + 1_000));
+      return answer.decision !== "reject";
     } catch (error) {
+      // A destination no grant could name, or a worker at its cap of waiting approvals: refused.
       log(`a net prompt of ${workerId} was refused: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
-    const answer = await approvals.request({ workerId, ...request }, worker.approvals, AbortSignal.timeout(worker.approvals.timeoutMs + 1_000));
-    return answer.decision !== "reject";
   });
   const bridge = new WorkerBridge({
     openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
