@@ -19,6 +19,7 @@ export const EnvSchema = z.object({
   WORKCELL_HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
+  WORKCELL_DISK_QUOTA: z.enum(["auto", "watchdog"]).default("auto"),
   WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
 });
 
@@ -52,6 +53,12 @@ export interface Config {
   readonly heavyConcurrency: number | undefined;
   /** Containers kept created and started ahead of time for workers with the default policy. */
   readonly poolSize: number;
+  /**
+   * How `diskMb` is enforced: `auto` gives each workspace its own filesystem image when the
+   * host allows it (root, loop devices) and falls back to the watchdog otherwise; `watchdog`
+   * never mounts anything.
+   */
+  readonly diskQuota: "auto" | "watchdog";
 }
 
 /**
@@ -80,5 +87,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     logFormat: overrides.logFormat ?? values.WORKCELL_LOG_FORMAT,
     heavyConcurrency: overrides.heavyConcurrency ?? values.WORKCELL_HEAVY_CONCURRENCY,
     poolSize: overrides.poolSize ?? values.WORKCELL_POOL_SIZE,
+    diskQuota: overrides.diskQuota ?? values.WORKCELL_DISK_QUOTA,
   });
 }
