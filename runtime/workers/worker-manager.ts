@@ -13,7 +13,7 @@ import type { EventLog } from "../events/event-log.js";
 import { pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
 import { chownTree, createSharedClone, createStandaloneClone } from "../workspace/shared-clone.js";
-import { createDiskImage, disposeWorkspace, mountDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
+import { createDiskImage, disposeWorkspace, mountDiskImage, releaseOrphanImages, unmountWorkspace } from "../workspace/disk-image.js";
 import type { PoolSlot, WorkerPool } from "./worker-pool.js";
 import { MCP_SERVER_ARGV } from "./in-container.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
@@ -105,6 +105,7 @@ export class WorkerManager {
   /** Matches stored workers with labelled containers after a restart. */
   async reconcile(): Promise<void> {
     await reconcileWorkers(this.deps.store, this.deps.driver, { [LABEL_INSTANCE]: this.deps.instance });
+    await releaseOrphanImages(this.deps.config.dataDir, new Set((await this.deps.store.listWorkers()).map((worker) => worker.id)));
     for (const worker of await this.deps.store.listWorkers()) {
       for (const value of Object.values(worker.env)) this.secretValues.add(value);
       this.egress.setPolicy(worker.id, worker.permissions);

@@ -47,6 +47,11 @@ export function imagePathOf(workspace: string): string {
   return `${workspace}.img`;
 }
 
+/** Where the image of a kept workspace whose copy-out failed is left (still mounted at the workspace). */
+export function keptImagePathOf(workspace: string): string {
+  return `${workspace}.kept.img`;
+}
+
 /** Where a kept workspace is copied before it replaces the mount point. */
 export function keptPathOf(workspace: string): string {
   return `${workspace}.kept`;

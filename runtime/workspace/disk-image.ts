@@ -2,7 +2,7 @@ import { access, chmod, constants, lstat, mkdir, open, readdir, rename, rm, rmdi
 import path from "node:path";
 import { execa } from "execa";
 import { AppError } from "../errors/app-error.js";
-import { buildMkfsArgs, imagePathOf, keptPathOf, MOUNT_OPTIONS, planDiskImage, rateDiskUsage, type DiskUsage } from "./disk-image-plan.js";
+import { buildMkfsArgs, imagePathOf, keptImagePathOf, keptPathOf, MOUNT_OPTIONS, planDiskImage, rateDiskUsage, type DiskUsage } from "./disk-image-plan.js";
 
 const COMMAND_TIMEOUT_MS = 60_000;
 const COPY_TIMEOUT_MS = 30 * 60_000;
@@ -97,7 +97,8 @@ export async function unmountWorkspace(workspace: string): Promise<void> {
  * directory go. With `keep`, the files are copied out of the image into a plain directory
  * at the same path (set-id bits dropped, since the copy is no longer under nosuid) and
  * the image is deleted; if the copy fails (the host disk is full) the image stays mounted
- * at the path, so nothing is lost. A workspace without an image is deleted or left as is.
+ * at the path and is renamed `workspace.kept.img` (mount it by hand after a reboot), so
+ * nothing is lost. A workspace without an image is deleted or left as is.
  */
 export async function disposeWorkspace(workspace: string, options: { keep: boolean }): Promise<void> {
   if (!(await hasDiskImage(workspace))) {
@@ -107,7 +108,11 @@ export async function disposeWorkspace(workspace: string, options: { keep: boole
   if (options.keep) {
     await mountDiskImage(workspace);
     const copied = await copyOut(workspace);
-    if (!copied) return;
+    if (!copied) {
+      // Renamed so that no restart takes it for a leftover to release; the loop device holds the file open.
+      await rename(imagePathOf(workspace), keptImagePathOf(workspace));
+      return;
+    }
     await unmountWorkspace(workspace);
     await rmdir(workspace);
     await rename(keptPathOf(workspace), workspace);
@@ -139,6 +144,31 @@ async function dropSetIdBits(root: string): Promise<void> {
     const info = await lstat(file);
     if (!info.isSymbolicLink() && (info.mode & 0o6000) !== 0) await chmod(file, info.mode & 0o1777);
   }
+}
+
+/**
+ * Unmounts and deletes the workspace images under `workersDir` that belong to no known
+ * worker: what a control plane killed while creating a worker or claiming a pool slot
+ * left (no agent has used them: a worker is stored before its container starts). Also
+ * clears leftovers of an interrupted startup probe in `dataDir`. Returns the ids released.
+ */
+export async function releaseOrphanImages(dataDir: string, knownIds: ReadonlySet<string>): Promise<string[]> {
+  // Best effort: a leftover that cannot be released now is tried again at the next start.
+  for (const entry of await readdir(dataDir).catch(() => [])) {
+    if (!entry.startsWith("disk-probe-")) continue;
+    await disposeWorkspace(path.join(dataDir, entry, "workspace"), { keep: false })
+      .then(() => rm(path.join(dataDir, entry), { recursive: true, force: true }))
+      .catch(() => undefined);
+  }
+  const workersDir = path.join(dataDir, "workers");
+  const released: string[] = [];
+  for (const id of await readdir(workersDir).catch(() => [])) {
+    const workspace = path.join(workersDir, id, "workspace");
+    if (knownIds.has(id) || !(await hasDiskImage(workspace))) continue;
+    const done = await disposeWorkspace(workspace, { keep: false }).then(() => true, () => false);
+    if (done) released.push(id);
+  }
+  return released;
 }
 
 /** How full a mounted workspace image is, or undefined when the workspace is not a mount. */

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { access, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { isMountPoint } from "../../runtime/workspace/disk-image.js";
+import { createDiskImage, isMountPoint } from "../../runtime/workspace/disk-image.js";
 import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
@@ -85,6 +85,23 @@ describe("workspace images", () => {
     execFileSync("umount", [worker.workspace]);
     expect((await test.api<Worker>("POST", `/v1/workers/${worker.id}/start`)).body.status).toBe("running");
     expect((await exec(test, worker, "cat note.txt")).stdout).toBe("kept\n");
+  });
+
+  it("an image no stored worker owns (a control plane killed mid-create) is unmounted and deleted on restart", async () => {
+    const test = await plane();
+    const worker = await spawn(test, { resources: { diskMb: 32 } });
+    const orphan = path.join(test.dataDir, "workers", "0rphan00", "workspace");
+    await createDiskImage(orphan, 16);
+    expect(await isMountPoint(orphan)).toBe(true);
+    await test.plane.close();
+    open = undefined;
+
+    const restarted = await plane(test.dataDir);
+    expect(await isMountPoint(orphan)).toBe(false);
+    expect(await exists(`${orphan}.img`)).toBe(false);
+    // The stored worker's image is untouched.
+    expect(await isMountPoint(worker.workspace)).toBe(true);
+    expect((await exec(restarted, worker, "cat README.md")).stdout).toBe("# demo\n");
   });
 
   it("keepWorkspace copies the files out into a plain directory and deletes the image", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildMkfsArgs, imagePathOf, keptPathOf, MIN_INODES, MOUNT_OPTIONS, planDiskImage, rateDiskUsage } from "../../../../runtime/workspace/disk-image-plan.js";
+import { buildMkfsArgs, imagePathOf, keptImagePathOf, keptPathOf, MIN_INODES, MOUNT_OPTIONS, planDiskImage, rateDiskUsage } from "../../../../runtime/workspace/disk-image-plan.js";
 
 describe("planDiskImage", () => {
   it("makes the image exactly diskMb and gives one inode per 16 KiB", () => {
@@ -34,6 +34,7 @@ describe("mount options and paths", () => {
   it("keeps the image and the kept copy beside the workspace, never inside it", () => {
     expect(imagePathOf("/d/workers/ab/workspace")).toBe("/d/workers/ab/workspace.img");
     expect(keptPathOf("/d/workers/ab/workspace")).toBe("/d/workers/ab/workspace.kept");
+    expect(keptImagePathOf("/d/workers/ab/workspace")).toBe("/d/workers/ab/workspace.kept.img");
   });
 });
 
