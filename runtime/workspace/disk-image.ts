@@ -72,6 +72,8 @@ export async function mountDiskImage(workspace: string): Promise<boolean> {
   }
   await mkdir(workspace, { recursive: true, mode: 0o700 });
   await mountImage(image, workspace);
+  // e2fsck recreates lost+found when it repaired something; an empty one is not the agent's to see.
+  await rmdir(path.join(workspace, "lost+found")).catch(() => undefined);
   return true;
 }
 
