@@ -22,6 +22,7 @@ import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
 import { WorkerPool } from "../runtime/workers/worker-pool.js";
+import { probeDiskImages } from "../runtime/workspace/disk-image.js";
 import { createApp } from "./app.js";
 import { createLogger, summarizeToolCall } from "./logger.js";
 import { allowedHostHeaders } from "./middleware/guards.js";
@@ -92,9 +93,12 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     onLeaseExpired: (workerId) => void events.append(workerId, "admission_lease_expired", { leaseMs: config.heavyLeaseMs }).catch(() => undefined),
   });
   const instance = createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16);
+  const disk = config.diskQuota === "watchdog" ? { available: false as const, reason: "WORKCELL_DISK_QUOTA=watchdog" } : await probeDiskImages(config.dataDir);
+  if (disk.available) logger.info("workspace disk limits are hard: each workspace is its own ext4 image of resources.diskMb (writes past it fail with ENOSPC)");
+  else log(`workspace disk limits are NOT hard: ${disk.reason}. New workers get a plain directory; the watchdog measures it every ${config.watchdogIntervalMs} ms and stops a worker over resources.diskMb, so a fast write can still fill the host disk first. Run the control plane as root with loop devices for hard limits.`);
   const pool =
     config.poolSize > 0
-      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, user, hostCpus: engine.cpus, log })
+      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, user, hostCpus: engine.cpus, log, diskImages: disk.available })
       : undefined;
   const manager = new WorkerManager({
     config,
@@ -105,6 +109,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     sandboxUser: user,
     hostCpus: engine.cpus,
     chownWorkspaces: user.uid !== hostUid,
+    diskImages: disk.available,
     ...(pool === undefined ? {} : { pool }),
     hostEnv: options.hostEnv ?? {},
     runtimes: engine.runtimes,
@@ -172,7 +177,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     },
   });
   manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
-  const watchdog = new ResourceWatchdog(manager, config.watchdogIntervalMs, log);
+  const watchdog = new ResourceWatchdog(manager, config.watchdogIntervalMs, log, (workerId, type, data) => events.append(workerId, type, data));
   watchdog.start();
 
   let port = config.port;

@@ -21,6 +21,7 @@ export const EnvSchema = z.object({
   WORKCELL_HEAVY_LEASE_MS: z.coerce.number().int().min(1_000).max(24 * 60 * 60_000).default(65 * 60_000),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
+  WORKCELL_DISK_QUOTA: z.enum(["auto", "watchdog"]).default("auto"),
   WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
 });
 
@@ -58,6 +59,12 @@ export interface Config {
   readonly heavyPerWorker: number;
   /** How long a heavy slot is lent before it returns to the queue on its own. */
   readonly heavyLeaseMs: number;
+  /**
+   * How `diskMb` is enforced: `auto` gives each workspace its own filesystem image when the
+   * host allows it (root, loop devices) and falls back to the watchdog otherwise; `watchdog`
+   * never mounts anything.
+   */
+  readonly diskQuota: "auto" | "watchdog";
 }
 
 /**
@@ -88,5 +95,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     poolSize: overrides.poolSize ?? values.WORKCELL_POOL_SIZE,
     heavyPerWorker: overrides.heavyPerWorker ?? values.WORKCELL_HEAVY_PER_WORKER,
     heavyLeaseMs: overrides.heavyLeaseMs ?? values.WORKCELL_HEAVY_LEASE_MS,
+    diskQuota: overrides.diskQuota ?? values.WORKCELL_DISK_QUOTA,
   });
 }

@@ -1,6 +1,9 @@
 import { execa } from "execa";
+import { measureDiskImage } from "../workspace/disk-image.js";
+import type { DiskUsage } from "../workspace/disk-image-plan.js";
 import { limitExceeded } from "./resource-limits.js";
 import type { WorkerManager } from "./worker-manager.js";
+import type { Worker } from "./worker.js";
 
 const DU_TIMEOUT_MS = 30_000;
 
@@ -11,18 +14,27 @@ export async function measureDiskKb(directory: string): Promise<number | undefin
   return Number.isFinite(kb) ? kb : undefined;
 }
 
+/** Appends an event to a worker's audit trail. */
+export type EventSink = (workerId: string, type: string, data: Record<string, unknown>) => Promise<unknown>;
+
 /**
- * Checks running workers at an interval and stops the ones over their disk, lifetime or
- * idleness limit, recording why. One check at a time; a failed check is logged, not fatal.
+ * Checks running workers at an interval. Lifetime and idleness limits stop a worker. Disk:
+ * a workspace with its own image is hard-limited by the kernel, so the watchdog only
+ * reports (a `disk_usage` event when it becomes nearly full, full, or fine again); a plain
+ * workspace (no image support on this host) is measured with du and its worker stopped
+ * once over diskMb. One check at a time; a failed check is logged, not fatal.
  */
 export class ResourceWatchdog {
   private timer: NodeJS.Timeout | undefined;
   private checking = false;
+  /** Last reported disk level per worker (absent: ok). */
+  private readonly diskLevels = new Map<string, DiskUsage["level"]>();
 
   constructor(
     private readonly manager: WorkerManager,
     private readonly intervalMs: number,
     private readonly log: (message: string) => void,
+    private readonly event: EventSink = async () => undefined,
   ) {}
 
   start(): void {
@@ -41,9 +53,11 @@ export class ResourceWatchdog {
     try {
       for (const worker of await this.manager.list()) {
         if (worker.status !== "running") continue;
+        const hardLimit = worker.diskEnforcement === "image";
+        if (hardLimit) await this.reportDisk(worker);
         const reason = limitExceeded(worker, {
           nowMs: Date.now(),
-          diskKb: await measureDiskKb(worker.workspace),
+          diskKb: hardLimit ? undefined : await measureDiskKb(worker.workspace),
           lastActivityMs: this.manager.lastActivity(worker.id),
         });
         if (reason !== undefined) await this.manager.stopForLimit(worker.id, reason);
@@ -53,5 +67,14 @@ export class ResourceWatchdog {
     } finally {
       this.checking = false;
     }
+  }
+
+  private async reportDisk(worker: Worker): Promise<void> {
+    const usage = await measureDiskImage(worker.workspace);
+    if (usage === undefined) return;
+    if ((this.diskLevels.get(worker.id) ?? "ok") === usage.level) return;
+    this.diskLevels.set(worker.id, usage.level);
+    await this.event(worker.id, "disk_usage", { ...usage, limitMb: worker.resources.diskMb });
+    if (usage.level === "full") this.log(`worker ${worker.id}: its workspace is full (${usage.usedMb} of ${usage.sizeMb} MB, ${usage.inodesUsed} of ${usage.inodesTotal} inodes); writes there fail with ENOSPC`);
   }
 }

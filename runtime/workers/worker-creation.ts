@@ -15,6 +15,8 @@ export interface CreationContext {
   readonly runtimes: readonly string[];
   readonly defaultRuntime: string | undefined;
   readonly defaultImage: string;
+  /** How the worker's diskMb will hold (see Worker.diskEnforcement). */
+  readonly diskEnforcement: "image" | "watchdog";
   newId(): Promise<string>;
   workspaceOf(id: string): string;
 }
@@ -63,6 +65,7 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
     approvals: ApprovalSettingsSchema.parse(input.approvals ?? {}),
     audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
     resources: resolveResources(input.resources),
+    diskEnforcement: context.diskEnforcement,
     createdAt: now,
     updatedAt: now,
     desired: "running",

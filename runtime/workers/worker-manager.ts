@@ -14,6 +14,7 @@ import type { EventLog } from "../events/event-log.js";
 import { pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
 import { chownTree, createSharedClone, createStandaloneClone } from "../workspace/shared-clone.js";
+import { createDiskImage, disposeWorkspace, mountDiskImage, releaseOrphanImages, unmountWorkspace } from "../workspace/disk-image.js";
 import type { PoolSlot, WorkerPool } from "./worker-pool.js";
 import { MCP_SERVER_ARGV } from "./in-container.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
@@ -51,6 +52,8 @@ export interface WorkerManagerDeps {
   readonly admission?: AdmissionQueue;
   /** Started containers ready to become default-policy workers (absent: always cold). */
   readonly pool?: WorkerPool;
+  /** Whether each workspace gets its own filesystem image, making diskMb a hard limit (absent: the watchdog enforces it). */
+  readonly diskImages?: boolean;
 }
 
 /** Whether a planned worker fits the pool's containers: default policy, limits and image, no env, one object store. */
@@ -103,10 +106,15 @@ export class WorkerManager {
   /** Matches stored workers with labelled containers after a restart. */
   async reconcile(): Promise<void> {
     await reconcileWorkers(this.deps.store, this.deps.driver, { [LABEL_INSTANCE]: this.deps.instance });
+    await releaseOrphanImages(this.deps.config.dataDir, new Set((await this.deps.store.listWorkers()).map((worker) => worker.id)));
     for (const worker of await this.deps.store.listWorkers()) {
       for (const value of Object.values(worker.env)) this.secretValues.add(value);
       this.egress.setPolicy(worker.id, worker.permissions);
       await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals).catch(() => undefined);
+      // After a reboot the image is there but not mounted; a container must never get the bare directory.
+      if (worker.diskEnforcement === "image") {
+        await mountDiskImage(worker.workspace).catch((error: unknown) => this.deps.events.append(worker.id, "workspace_mount_failed", { reason: error instanceof Error ? error.message : String(error) }));
+      }
       if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await this.egress.ensure(worker.id);
     }
   }
@@ -118,6 +126,7 @@ export class WorkerManager {
       runtimes: this.deps.runtimes,
       defaultRuntime: this.deps.config.runtime,
       defaultImage: this.deps.defaultImage,
+      diskEnforcement: this.deps.diskImages === true ? "image" : "watchdog",
       newId: () => this.newId(),
       workspaceOf: (id) => path.join(this.workerDir(id), "workspace"),
     });
@@ -137,6 +146,7 @@ export class WorkerManager {
       }
       try {
         await pinBase(worker.repo, id, worker.baseCommit);
+        if (worker.diskEnforcement === "image") await createDiskImage(worker.workspace, worker.resources.diskMb);
         await createSharedClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
         if (this.deps.chownWorkspaces) await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
         await this.deps.store.putWorker(worker);
@@ -200,6 +210,7 @@ export class WorkerManager {
   async start(id: string): Promise<Worker> {
     return this.lock.run(id, async () => {
       const worker = await this.load(id);
+      if (worker.diskEnforcement === "image") await mountDiskImage(worker.workspace);
       const exists = await stat(worker.workspace).then((s) => s.isDirectory(), () => false);
       if (!exists) throw new AppError("conflict", `The workspace of worker ${id} is gone (${worker.workspace}); it cannot be started. Remove the worker and create a new one.`);
       const started = await this.launch({ ...worker, desired: "running" });
@@ -217,7 +228,7 @@ export class WorkerManager {
       await unpinBase(worker.repo, id);
       await this.deps.events.append(id, "removed", { keepWorkspace: options.keepWorkspace });
       // The event log stays: the audit trail outlives the worker.
-      if (!options.keepWorkspace) await rm(worker.workspace, { recursive: true, force: true });
+      await disposeWorkspace(worker.workspace, { keep: options.keepWorkspace });
       await rm(this.runDir(id), { recursive: true, force: true });
       await this.deps.store.deleteWorker(id);
       return { id, status: "removed", ...(options.keepWorkspace ? { workspace: worker.workspace } : {}) };
@@ -453,6 +464,8 @@ export class WorkerManager {
       return running;
     } catch (error) {
       await this.deps.driver.remove(slot.containerId).catch(() => undefined);
+      await unmountWorkspace(worker.workspace).catch(() => undefined);
+      await unmountWorkspace(path.join(slot.dir, "workspace")).catch(() => undefined);
       await rm(workerDir, { recursive: true, force: true });
       await rm(slot.dir, { recursive: true, force: true });
       await unpinBase(worker.repo, worker.id).catch(() => undefined);
@@ -476,6 +489,7 @@ export class WorkerManager {
     if (containerId !== undefined) await this.deps.driver.remove(containerId).catch(() => undefined);
     await this.egress.forget(worker.id).catch(() => undefined);
     await unpinBase(worker.repo, worker.id).catch(() => undefined);
+    await unmountWorkspace(worker.workspace).catch(() => undefined);
     await rm(this.workerDir(worker.id), { recursive: true, force: true });
     await this.deps.store.deleteWorker(worker.id);
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { approvalDefaults } from "../approvals/approval.js";
 import type { ContainerDriver } from "../docker/container-driver.js";
@@ -7,6 +7,7 @@ import { buildContainerSpec, LABEL_INSTANCE, resolveResources } from "../docker/
 import { defaultPolicy } from "../permissions/policy.js";
 import type { Worker } from "./worker.js";
 import { writePolicyFile } from "./worker-policy.js";
+import { createDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
 
 /** Marks warm-pool containers (in addition to the instance label). */
 export const LABEL_POOL = "dev.workcell.pool";
@@ -29,6 +30,8 @@ export interface PoolDeps {
   readonly user: { uid: number; gid: number };
   readonly hostCpus: number;
   readonly log: (message: string) => void;
+  /** Whether slots get a filesystem image of the default diskMb, as cold workers do (absent: no). */
+  readonly diskImages?: boolean;
 }
 
 /**
@@ -51,7 +54,9 @@ export class WorkerPool {
   async start(claimed: ReadonlySet<string>): Promise<void> {
     const leftovers = await this.deps.driver.list({ [LABEL_INSTANCE]: this.deps.instance, [LABEL_POOL]: "true" });
     for (const container of leftovers) if (!claimed.has(container.id)) await this.deps.driver.remove(container.id);
-    await rm(path.join(this.deps.dataDir, "pool"), { recursive: true, force: true });
+    const poolDir = path.join(this.deps.dataDir, "pool");
+    for (const slot of await readdir(poolDir).catch(() => [])) await unmountWorkspace(path.join(poolDir, slot, "workspace"));
+    await rm(poolDir, { recursive: true, force: true });
     this.refill();
   }
 
@@ -79,10 +84,7 @@ export class WorkerPool {
     // Containers still being prepared are discarded as they finish; wait for them.
     await Promise.all([...this.inflight]);
     const slots = this.ready.splice(0);
-    for (const slot of slots) {
-      await this.deps.driver.remove(slot.containerId).catch(() => undefined);
-      await rm(slot.dir, { recursive: true, force: true });
-    }
+    for (const slot of slots) await this.discard(slot);
   }
 
   private refill(): void {
@@ -104,7 +106,21 @@ export class WorkerPool {
     const workspace = path.join(dir, "workspace");
     // Owned by the control plane (mode 0700) until claimed: nothing in the waiting container
     // can write there, so the host may clone into it; the claim hands it to the sandbox user.
-    await mkdir(workspace, { recursive: true, mode: 0o700 });
+    // The image is mounted before the container exists, so the container's bind mount is the
+    // image; renaming the slot to the worker's directory on claim moves the mount with it.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    if (this.deps.diskImages === true) await createDiskImage(workspace, resolveResources(undefined).diskMb);
+    else await mkdir(workspace, { mode: 0o700 });
+    try {
+      return await this.startSlot(id, dir, workspace);
+    } catch (error) {
+      await unmountWorkspace(workspace).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private async startSlot(id: string, dir: string, workspace: string): Promise<PoolSlot> {
     const policy = defaultPolicy();
     await writePolicyFile(path.join(dir, "run"), policy, approvalDefaults());
     const now = new Date().toISOString();
@@ -136,6 +152,7 @@ export class WorkerPool {
 
   private async discard(slot: PoolSlot): Promise<void> {
     await this.deps.driver.remove(slot.containerId).catch(() => undefined);
+    await unmountWorkspace(path.join(slot.dir, "workspace")).catch(() => undefined);
     await rm(slot.dir, { recursive: true, force: true });
   }
 }

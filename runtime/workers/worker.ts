@@ -14,7 +14,7 @@ export const ResourcesSchema = z
     memoryMb: z.number().int().min(64).max(1_048_576).optional().describe("Memory limit in MB (swap included)"),
     pids: z.number().int().min(16).max(1_000_000).optional().describe("Maximum number of processes"),
     tmpMb: z.number().int().min(1).max(65_536).optional().describe("Size of the /tmp tmpfs in MB"),
-    diskMb: z.number().int().min(10).max(10_485_760).optional().describe("Workspace disk use limit in MB; past it the worker is stopped"),
+    diskMb: z.number().int().min(10).max(10_485_760).optional().describe("Workspace size limit in MB: writes past it fail with ENOSPC (see diskEnforcement)"),
     timeoutMs: z.number().int().min(1_000).optional().describe("Lifetime limit: the worker is stopped this long after it starts"),
     idleTimeoutMs: z.number().int().min(1_000).optional().describe("The worker is stopped after no tool call or exec for this long"),
   })
@@ -105,6 +105,12 @@ export const WorkerSchema = z.object({
   agent: AgentSpecSchema.optional(),
   /** When the container last started (for timeoutMs). */
   startedAt: z.string().optional(),
+  /**
+   * How diskMb holds: `image` — the workspace is its own loop-mounted filesystem of that size,
+   * so writes past it fail with ENOSPC; `watchdog` — a plain directory measured at intervals,
+   * the worker stopped once over. Absent on workers made before images existed (watchdog).
+   */
+  diskEnforcement: z.enum(["image", "watchdog"]).optional(),
   /** Why the control plane stopped the worker on its own (disk, lifetime, idleness). */
   stopReason: z.string().optional(),
   createdAt: z.string(),

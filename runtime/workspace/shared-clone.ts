@@ -17,7 +17,8 @@ export async function createSharedClone(repo: string, workspace: string, branch:
     const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
     if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
   } catch (error) {
-    await rm(workspace, { recursive: true, force: true });
+    // A mounted workspace image cannot be removed here (EBUSY); its owner unmounts and removes it.
+    await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
     throw error;
   }
 }

@@ -48,14 +48,32 @@ describe("resource limits", () => {
     expect((await getWorker(worker)).status).toBe("running");
   });
 
-  it("filling the workspace past diskMb stops the worker and records why", async () => {
+  it("filling the workspace past diskMb fails with ENOSPC; the worker keeps running and the watchdog reports it", async () => {
     const worker = await spawn({ diskMb: 20 });
-    await exec(worker, "head -c 40000000 /dev/zero > big.bin");
-    await expect.poll(async () => (await getWorker(worker)).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
-    const stopped = await getWorker(worker);
-    expect(stopped.stopReason).toMatch(/over its 20 MB limit \(resources.diskMb\)/);
-    const events = await readFile(path.join(test.dataDir, "workers", worker.id, "events.jsonl"), "utf8");
-    expect(events).toContain('"type":"stopped_by_limit"');
+    const fill = await exec(worker, "head -c 40000000 /dev/zero > big.bin");
+    expect(fill.body.stderr).toMatch(/No space left on device/);
+    const eventsFile = path.join(test.dataDir, "workers", worker.id, "events.jsonl");
+    const diskEvents = async () => (await readFile(eventsFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; level?: string }).filter((event) => event.type === "disk_usage");
+    await expect.poll(async () => (await diskEvents()).map((event) => event.level), { timeout: 15_000, interval: 300 }).toContain("full");
+    expect((await getWorker(worker)).status).toBe("running");
+    expect((await exec(worker, "rm big.bin && echo freed")).body.stdout).toBe("freed\n");
+  });
+
+  it("where the host cannot mount images, the watchdog stops a worker past diskMb and records why", async () => {
+    const fallback = await startTestPlane(undefined, { watchdogIntervalMs: 300, diskQuota: "watchdog" });
+    try {
+      const response = await fallback.api<ApiWorker & { diskEnforcement: string; stopReason?: string }>("POST", "/v1/workers", { repo, resources: { diskMb: 20 } });
+      spawned.push(response.body.id);
+      expect(response.body.diskEnforcement).toBe("watchdog");
+      await fallback.api("POST", `/v1/workers/${response.body.id}/exec`, { command: "head -c 40000000 /dev/zero > big.bin" });
+      const current = async () => (await fallback.api<{ status: string; stopReason?: string }>("GET", `/v1/workers/${response.body.id}`)).body;
+      await expect.poll(async () => (await current()).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
+      expect((await current()).stopReason).toMatch(/over its 20 MB limit \(resources.diskMb\)/);
+      const events = await readFile(path.join(fallback.dataDir, "workers", response.body.id, "events.jsonl"), "utf8");
+      expect(events).toContain('"type":"stopped_by_limit"');
+    } finally {
+      await stopTestPlane(fallback);
+    }
   });
 
   it("idleTimeoutMs stops a worker nobody uses, and timeoutMs one that lived too long", async () => {
