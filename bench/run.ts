@@ -8,7 +8,7 @@ import Docker from "dockerode";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
-import { MCP_SERVER_ARGV } from "../runtime/workers/in-container.js";
+import { mcpServerArgv } from "../runtime/workers/in-container.js";
 import { PROJECT_ROOT } from "../server/control-plane.js";
 import { dockerRunTrue, sharedClone, startInProcessFloor } from "./baselines.js";
 import { startChildPlane, type ChildPlane } from "./child-plane.js";
@@ -47,6 +47,7 @@ interface Worker {
   id: string;
   mcpUrl: string;
   containerId: string;
+  runtime?: string;
 }
 
 async function main(): Promise<void> {
@@ -100,7 +101,7 @@ async function main(): Promise<void> {
         });
       }, 5),
     );
-    const session = await driver.attach(worker.containerId, MCP_SERVER_ARGV);
+    const session = await driver.attach(worker.containerId, mcpServerArgv(worker.runtime));
     const stdioClient = new Client({ name: "bench-stdio", version: "1" });
     await stdioClient.connect(new ExecStdioTransport(session));
     const stdioRead = summarize(await measure(CALL_REPS, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));

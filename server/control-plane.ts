@@ -149,6 +149,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const bridge = new WorkerBridge({
     openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
     idleMs: config.sessionIdleMs,
+    serverMethods: { elicitation: config.mcpElicitation, sampling: config.mcpSampling },
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
     onActivity: (workerId) => manager.touch(workerId),

@@ -21,6 +21,8 @@ export const EnvSchema = z.object({
   WORKCELL_HEAVY_LEASE_MS: z.coerce.number().int().min(1_000).max(24 * 60 * 60_000).default(65 * 60_000),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
+  WORKCELL_MCP_ELICITATION: z.enum(["true", "false"], { message: "must be true or false" }).default("false"),
+  WORKCELL_MCP_SAMPLING: z.enum(["true", "false"], { message: "must be true or false" }).default("false"),
   WORKCELL_DISK_QUOTA: z.enum(["auto", "watchdog"]).default("auto"),
   WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
 });
@@ -51,6 +53,10 @@ export interface Config {
   readonly runtime: string | undefined;
   readonly logLevel: "debug" | "info" | "warn" | "error";
   readonly logFormat: "text" | "json";
+  /** Whether a worker's tools may send `elicitation/create` to the agent's client (off by default). */
+  readonly mcpElicitation: boolean;
+  /** Whether a worker's tools may send `sampling/createMessage` to the agent's client (off by default). */
+  readonly mcpSampling: boolean;
   /** Heavy commands (builds, tests, exec) running at once, host-wide; default: the engine's cores. */
   readonly heavyConcurrency: number | undefined;
   /** Containers kept created and started ahead of time for workers with the default policy. */
@@ -91,6 +97,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     runtime: overrides.runtime ?? values.WORKCELL_RUNTIME,
     logLevel: overrides.logLevel ?? values.WORKCELL_LOG_LEVEL,
     logFormat: overrides.logFormat ?? values.WORKCELL_LOG_FORMAT,
+    mcpElicitation: overrides.mcpElicitation ?? values.WORKCELL_MCP_ELICITATION === "true",
+    mcpSampling: overrides.mcpSampling ?? values.WORKCELL_MCP_SAMPLING === "true",
     heavyConcurrency: overrides.heavyConcurrency ?? values.WORKCELL_HEAVY_CONCURRENCY,
     poolSize: overrides.poolSize ?? values.WORKCELL_POOL_SIZE,
     heavyPerWorker: overrides.heavyPerWorker ?? values.WORKCELL_HEAVY_PER_WORKER,

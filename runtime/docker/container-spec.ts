@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { DEFAULT_RESOURCES } from "../config/config.js";
 import { denyOverlays, mountsFor, type Policy } from "../permissions/policy.js";
-import { FORWARDER_ARGV } from "../workers/in-container.js";
+import { forwarderArgv } from "../workers/in-container.js";
 import type { Worker } from "../workers/worker.js";
 import type { ContainerMount, ContainerSpec } from "./container-driver.js";
 
@@ -71,7 +71,7 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
     env: [`HOME=${CONTAINER_HOME}`, `WORKCELL_WORKER_ID=${worker.id}`, ...proxyEnv, ...Object.entries(worker.env).map(([name, value]) => `${name}=${value}`)],
     labels: { [LABEL_MANAGED]: "true", [LABEL_WORKER]: worker.id, [LABEL_INSTANCE]: options.instance },
     workingDir: CONTAINER_WORKSPACE,
-    command: proxied ? [...FORWARDER_ARGV] : ["sleep", "infinity"],
+    command: proxied ? forwarderArgv(worker.runtime) : ["sleep", "infinity"],
     mounts,
     tmpfs: {
       "/tmp": `rw,nosuid,nodev,exec,mode=1777,size=${worker.resources.tmpMb}m`,

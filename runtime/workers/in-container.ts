@@ -5,11 +5,36 @@ import { AppError } from "../errors/app-error.js";
 /** Where the bundled tools live inside the sandbox image. */
 export const TOOLS_PATH = "/opt/workcell/workcell-tools.mjs";
 
+/**
+ * The sandbox image's execute-only node (mode 0111, root-owned). A process started from it
+ * is non-dumpable from the moment of exec, so no other process of the sandbox user can
+ * open its /proc/<pid>/fd, read its memory or ptrace it: its stdio, the channel to the
+ * control plane, cannot be written by anything but itself.
+ */
+export const PROTECTED_NODE = "/opt/workcell/bin/node";
+
+/** The readable node, for runtimes that cannot exec a binary the process may not read. */
+const PLAIN_NODE = "node";
+
+/** Whether a runtime can exec an execute-only binary (gVisor loads programs itself, so it needs to read them). */
+export function runsExecuteOnly(runtime: string | undefined): boolean {
+  return runtime === undefined || !/runsc|gvisor/i.test(runtime);
+}
+
+/** The argv that starts one mode of the in-container tools program under the given runtime. */
+export function toolsArgv(runtime: string | undefined, mode: string, ...args: readonly string[]): string[] {
+  return [runsExecuteOnly(runtime) ? PROTECTED_NODE : PLAIN_NODE, TOOLS_PATH, mode, ...args];
+}
+
 /** The argv that starts the in-container MCP server on stdio. */
-export const MCP_SERVER_ARGV = ["node", TOOLS_PATH, "mcp"] as const;
+export function mcpServerArgv(runtime: string | undefined): string[] {
+  return toolsArgv(runtime, "mcp");
+}
 
 /** The argv of the container's main process when its traffic goes through the egress proxy. */
-export const FORWARDER_ARGV = ["node", TOOLS_PATH, "forward"] as const;
+export function forwarderArgv(runtime: string | undefined): string[] {
+  return toolsArgv(runtime, "forward");
+}
 
 /**
  * Runs a mode of the in-container tools program and validates its one-line JSON answer:
@@ -20,10 +45,11 @@ export async function callInContainer<T>(
   containerId: string,
   argv: readonly string[],
   schema: z.ZodType<T, unknown>,
-  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[] } = {},
+  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[]; runtime?: string } = {},
 ): Promise<T> {
+  const [mode = "", ...args] = argv;
   const result = await driver.exec(containerId, {
-    argv: ["node", TOOLS_PATH, ...argv],
+    argv: toolsArgv(options.runtime, mode, ...args),
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.env === undefined ? {} : { env: options.env }),
@@ -53,8 +79,14 @@ export const ToolResultSchema = z
 export type WorkerToolResult = z.infer<typeof ToolResultSchema>;
 
 /** Calls one of the worker's own tools inside its container (same confinement and policy as for the agent). */
-export function callWorkerTool(driver: ContainerDriver, containerId: string, tool: string, args: Record<string, unknown>, env: readonly string[] = []): Promise<WorkerToolResult> {
-  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), env });
+export function callWorkerTool(
+  driver: ContainerDriver,
+  containerId: string,
+  tool: string,
+  args: Record<string, unknown>,
+  options: { env?: readonly string[]; runtime?: string } = {},
+): Promise<WorkerToolResult> {
+  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), ...options });
 }
 
 /** The text of a worker tool result. */

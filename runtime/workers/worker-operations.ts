@@ -57,7 +57,7 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
   const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
   const signal = AbortSignal.timeout(timeoutMs + EXEC_GRACE_MS);
   try {
-    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal });
+    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal, runtime: worker.runtime });
     if (audit.length > 0) await context.recordAudit(worker.id, audit, "sandbox");
     await context.event(worker.id, "exec", {
       command: request.command,
@@ -82,7 +82,7 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
 
 /** Everything that changed in the worker since its base, computed inside the container. */
 export function diffWorker(context: OperationContext, worker: Worker, containerId: string): Promise<DiffResult> {
-  return callInContainer(context.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema);
+  return callInContainer(context.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema, { runtime: worker.runtime });
 }
 
 /** Brings the worker's branch into the source repository (see exportBranch). */

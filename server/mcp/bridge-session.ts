@@ -2,6 +2,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { MessageRouter } from "./message-router.js";
+import { judgeServerMessage, type ServerMethodOptions } from "./server-methods.js";
 
 /** JSON-RPC error code for requests the container can no longer answer. */
 export const CONTAINER_GONE_CODE = -32603;
@@ -73,9 +74,12 @@ export class BridgeSession {
       onApprovalRequest?: ApprovalHandler;
       /** Grants host-wide slots for heavy work; the requests never reach the agent. */
       onAdmissionRequest?: AdmissionHandler;
+      /** Server-to-client methods the operator enabled beyond the always-safe ones (default: none). */
+      serverMethods?: ServerMethodOptions;
     },
   ) {
     const { log } = options;
+    const serverMethods = options.serverMethods ?? { elicitation: false, sampling: false };
     this.toolCallListener = options.onToolCall;
     this.http = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
@@ -107,6 +111,13 @@ export class BridgeSession {
       if (this.interceptAdmission(message, options.onAdmissionRequest)) return;
       if ("result" in message) options.onResponse?.(workerId, message);
       this.finishCall(message, options.onToolCall);
+      const verdict = judgeServerMessage(message, serverMethods);
+      if (!verdict.pass) {
+        log(`bridge ${workerId}: ${verdict.reason}`);
+        const id = (message as { id?: RequestId }).id;
+        if (verdict.answerWith !== undefined && id !== undefined) void this.container.send({ jsonrpc: "2.0", id, error: verdict.answerWith }).catch(() => undefined);
+        return;
+      }
       this.forwardToClient(message, log);
     };
     this.container.onerror = (error) => log(`bridge ${workerId}: container transport: ${error.message}`);

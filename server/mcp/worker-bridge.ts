@@ -1,6 +1,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { BridgeSession, type AdmissionHandler, type ApprovalHandler, type BridgeLog, type ToolCallRecord } from "./bridge-session.js";
+import type { ServerMethodOptions } from "./server-methods.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
 
@@ -33,6 +34,8 @@ export class WorkerBridge {
       onToolCall?: (call: ToolCallRecord) => void;
       onApprovalRequest?: ApprovalHandler;
       onAdmissionRequest?: AdmissionHandler;
+      /** Elicitation and sampling from the sandbox reach the agent only when enabled here. */
+      serverMethods?: ServerMethodOptions;
     },
   ) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
@@ -77,6 +80,7 @@ export class WorkerBridge {
       ...(this.options.onToolCall === undefined ? {} : { onToolCall: this.options.onToolCall }),
       ...(this.options.onApprovalRequest === undefined ? {} : { onApprovalRequest: this.options.onApprovalRequest }),
       ...(this.options.onAdmissionRequest === undefined ? {} : { onAdmissionRequest: this.options.onAdmissionRequest }),
+      ...(this.options.serverMethods === undefined ? {} : { serverMethods: this.options.serverMethods }),
     });
     await session.start();
     const response = await session.handle(request, body);

@@ -135,8 +135,8 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
 
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
     guard(async () => {
-      const { containerId } = await manager.requireRunning((await manager.resolve(ref)).id);
-      const result = await callWorkerTool(driver, containerId, tool, args);
+      const { worker, containerId } = await manager.requireRunning((await manager.resolve(ref)).id);
+      const result = await callWorkerTool(driver, containerId, tool, args, { runtime: worker.runtime });
       return { content: result.content as CallToolResult["content"], ...(result.isError ? { isError: true } : {}) };
     })();
   server.registerTool(

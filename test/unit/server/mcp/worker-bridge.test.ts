@@ -36,10 +36,8 @@ let events: string[];
 let containerEnds: InMemoryTransport[];
 const logs: string[] = [];
 
-beforeEach(() => {
-  events = [];
-  containerEnds = [];
-  bridge = new WorkerBridge({
+function createBridge(serverMethods?: { elicitation: boolean; sampling: boolean }): WorkerBridge {
+  return new WorkerBridge({
     openTransport: async (workerId) => {
       if (workerId !== "w1") throw new Error(`no worker ${workerId}`);
       const [bridgeSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -50,7 +48,14 @@ beforeEach(() => {
     idleMs: 60_000,
     maxBodyBytes: 16 * 1024 * 1024,
     log: (message) => logs.push(message),
+    ...(serverMethods === undefined ? {} : { serverMethods }),
   });
+}
+
+beforeEach(() => {
+  events = [];
+  containerEnds = [];
+  bridge = createBridge();
 });
 
 afterEach(async () => {
@@ -98,7 +103,23 @@ describe("WorkerBridge", () => {
     expect(b).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it("carries server-initiated requests (elicitation) to the client and the answer back", async () => {
+  it("drops the sandbox's elicitation by default and answers the sandbox, so the call ends instead of hanging", async () => {
+    const { client } = await connect("w1", true);
+    const asked: unknown[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return { action: "accept", content: { ok: true } };
+    });
+    const result = await client.callTool({ name: "ask", arguments: {} });
+    expect(asked).toEqual([]);
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/elicitation\/create is off on this control plane/);
+    expect(logs.some((line) => line.includes("dropped request: elicitation/create"))).toBe(true);
+  });
+
+  it("carries server-initiated requests (elicitation) to the client and the answer back when the operator enabled them", async () => {
+    await bridge.closeAll();
+    bridge = createBridge({ elicitation: true, sampling: false });
     const { client } = await connect("w1", true);
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       expect(request.params.message).toBe("Proceed?");
