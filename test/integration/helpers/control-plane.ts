@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import Docker from "dockerode";
 import { inject } from "vitest";
 import { loadConfig, type Config } from "../../../runtime/config/config.js";
@@ -18,7 +19,8 @@ export interface TestPlane {
   dataDir: string;
   logs: string[];
   api<T = unknown>(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
-  connect(mcpUrl: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+  /** An MCP SDK client on a worker's URL; `capabilities` are the client's (e.g. elicitation). */
+  connect(mcpUrl: string, capabilities?: ClientCapabilities): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
 }
 
 /** Starts a control plane for a test; `dataDir` lets a test restart on the same state; `options` can swap the driver. */
@@ -40,8 +42,8 @@ export async function startTestPlane(dataDir?: string, overrides: Partial<Config
       const text = await response.text();
       return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as never };
     },
-    async connect(mcpUrl) {
-      const client = new Client({ name: "workcell-integration", version: "1.0.0" });
+    async connect(mcpUrl, capabilities) {
+      const client = new Client({ name: "workcell-integration", version: "1.0.0" }, capabilities === undefined ? undefined : { capabilities });
       const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } });
       await client.connect(transport);
       return { client, transport };

@@ -117,8 +117,20 @@ describe("escape probes inside a worker", () => {
   });
 
   it("the MCP server process holds no descriptor to a host path", async () => {
-    const listing = await sh("pid=$(pgrep -f 'workcell-tools.mjs mcp' | head -1); for f in /proc/$pid/fd/*; do readlink \"$f\"; done");
-    const targets = listing.stdout.trim().split("\n").filter(Boolean);
+    // Under runc the server is non-dumpable, so the sandbox cannot list its descriptors
+    // (forged-channel.test.ts proves that): look from the host, where the test runs as root.
+    const { readdir, readlink } = await import("node:fs/promises");
+    const gvisor = /runsc/.test((worker as { runtime?: string }).runtime ?? "");
+    const listing = gvisor
+      ? (await sh("pid=$(pgrep -f 'workcell-tools.mjs mcp' | head -1); for f in /proc/$pid/fd/*; do readlink \"$f\"; done")).stdout
+      : await (async () => {
+          const top = (await docker.getContainer(worker.containerId).top({ ps_args: "-eo pid,args" })) as { Processes: string[][] };
+          const pid = top.Processes.find((row) => (row[1] ?? "").includes("workcell-tools.mjs mcp"))?.[0];
+          if (pid === undefined) return "";
+          const fds = await readdir(`/proc/${pid}/fd`);
+          return (await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")))).join("\n");
+        })();
+    const targets = listing.trim().split("\n").filter(Boolean);
     expect(targets.length).toBeGreaterThan(2);
     for (const target of targets) expect(target, target).toMatch(/^(pipe:|socket:|anon_inode:|\/dev\/null$|\/workspace|\/opt\/workcell\/|\/tmp\/|\/run\/workcell\/)/);
   });
