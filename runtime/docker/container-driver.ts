@@ -74,6 +74,10 @@ export interface EngineInfo {
   readonly memoryBytes: number;
   /** OCI runtimes the engine offers (runc, and e.g. runsc). */
   readonly runtimes: readonly string[];
+  /** How the engine registered each runtime (binary and arguments), when it says. */
+  readonly runtimeDetails?: Readonly<Record<string, { readonly path: string; readonly args: readonly string[] }>>;
+  /** The runtime the engine uses when a container names none (usually runc). */
+  readonly defaultRuntime?: string;
   /** The default runtime's version, when the engine reports it. */
   readonly runcVersion: string | undefined;
 }

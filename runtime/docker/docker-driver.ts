@@ -14,6 +14,14 @@ import type {
 
 const DEFAULT_MAX_EXEC_BUFFER_BYTES = 64 * 1024 * 1024;
 
+/** Each registered runtime's binary and arguments, from `docker info`'s Runtimes. */
+function readRuntimeDetails(runtimes: unknown): Record<string, { path: string; args: string[] }> {
+  const entries = Object.entries((runtimes ?? {}) as Record<string, { path?: unknown; runtimeArgs?: unknown } | null>);
+  return Object.fromEntries(
+    entries.map(([name, entry]) => [name, { path: typeof entry?.path === "string" ? entry.path : name, args: Array.isArray(entry?.runtimeArgs) ? entry.runtimeArgs.map(String) : [] }]),
+  );
+}
+
 /** The ContainerDriver for a Docker engine, local or remote (dockerode honours DOCKER_HOST). */
 export class DockerDriver implements ContainerDriver {
   private readonly docker: Docker;
@@ -32,6 +40,8 @@ export class DockerDriver implements ContainerDriver {
       cpus: Number(info.NCPU ?? 1),
       memoryBytes: Number(info.MemTotal ?? 0),
       runtimes: Object.keys((info.Runtimes as Record<string, unknown> | undefined) ?? {}),
+      runtimeDetails: readRuntimeDetails(info.Runtimes),
+      ...(typeof info.DefaultRuntime === "string" ? { defaultRuntime: info.DefaultRuntime } : {}),
       runcVersion: (info as { RuncCommit?: { ID?: string } }).RuncCommit?.ID,
     };
   }

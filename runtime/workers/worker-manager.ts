@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
 import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
+import { chooseRuntime, runtimeNeedsOf, type RuntimeCatalog } from "../docker/runtime-choice.js";
 import { defaultPolicy } from "../permissions/policy.js";
 import type { PermissionsInput, Policy } from "../permissions/policy.js";
 import { suggestPolicy, type AuditEntry } from "../permissions/suggest.js";
@@ -42,8 +43,8 @@ export interface WorkerManagerDeps {
   readonly chownWorkspaces: boolean;
   /** The control plane's own environment, source of env vars granted by name. */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
-  /** OCI runtimes the engine offers. */
-  readonly runtimes: readonly string[];
+  /** OCI runtimes the engine offers, and its default. */
+  readonly runtimes: RuntimeCatalog;
   /** The audit trail. */
   readonly events: EventLog;
   /** The host-wide queue for heavy work (absent: unmetered). */
@@ -52,13 +53,13 @@ export interface WorkerManagerDeps {
   readonly pool?: WorkerPool;
 }
 
-/** Whether a planned worker fits the pool's containers: default policy, limits and image, no env, one object store. */
-function isPoolable(worker: Worker, defaultImage: string): boolean {
+/** Whether a planned worker fits the pool's containers: default policy, limits, image and runtime, no env, one object store. */
+function isPoolable(worker: Worker, defaultImage: string, poolRuntime: string): boolean {
   return (
     JSON.stringify(worker.permissions) === JSON.stringify(defaultPolicy()) &&
     JSON.stringify(worker.resources) === JSON.stringify(resolveResources(undefined)) &&
     worker.image === defaultImage &&
-    worker.runtime === undefined &&
+    worker.runtime === poolRuntime &&
     Object.keys(worker.env).length === 0 &&
     worker.objectDirs.length === 1
   );
@@ -111,18 +112,18 @@ export class WorkerManager {
   }
 
   async create(input: CreateWorkerInput): Promise<Worker> {
-    const { worker, secrets } = await planWorker(input, {
+    const { worker, secrets, runtimeNote } = await planWorker(input, {
       dataDir: this.deps.config.dataDir,
       hostEnv: this.deps.hostEnv,
       runtimes: this.deps.runtimes,
-      defaultRuntime: this.deps.config.runtime,
+      configuredRuntime: this.deps.config.runtime,
       defaultImage: this.deps.defaultImage,
       newId: () => this.newId(),
       workspaceOf: (id) => path.join(this.workerDir(id), "workspace"),
     });
     for (const value of secrets) this.secretValues.add(value);
     const { id } = worker;
-    const slot = this.deps.pool !== undefined && isPoolable(worker, this.deps.defaultImage) ? this.deps.pool.claim() : undefined;
+    const slot = this.deps.pool !== undefined && isPoolable(worker, this.deps.defaultImage, this.deps.pool.runtime) ? this.deps.pool.claim() : undefined;
     if (slot !== undefined) {
       const claimed = await this.lock.run(id, () => this.claimSlot(worker, slot)).catch(async (error: unknown) => {
         this.deps.events.append(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
@@ -140,7 +141,7 @@ export class WorkerManager {
         if (this.deps.chownWorkspaces) await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
         await this.deps.store.putWorker(worker);
         const running = await this.launch(worker);
-        await this.deps.events.append(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit });
+        await this.deps.events.append(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, ...(runtimeNote === undefined ? {} : { runtimeNote }) });
         return running;
       } catch (error) {
         await this.discard(worker);
@@ -369,8 +370,9 @@ export class WorkerManager {
    * container — recreated when it is missing or was made from an older policy (the
    * workspace lives on the host, so nothing is lost).
    */
-  private async launch(worker: Worker): Promise<Worker> {
+  private async launch(planned: Worker): Promise<Worker> {
     const { driver } = this.deps;
+    const worker = this.withRuntime(planned);
     await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);
     this.egress.setPolicy(worker.id, worker.permissions);
     if (usesEgressProxy(worker.permissions)) await this.egress.ensure(worker.id);
@@ -392,6 +394,17 @@ export class WorkerManager {
     delete started.stopReason;
     this.touch(worker.id);
     return this.save(started);
+  }
+
+  /**
+   * The worker with the runtime its next container gets: a requested one is kept (and must
+   * still fit the policy, which may have changed); otherwise WORKCELL_RUNTIME or the
+   * default rule decides again, so a changed policy or engine is honoured at each start.
+   */
+  private withRuntime(worker: Worker): Worker {
+    const requested = worker.runtimeSource === "requested" || (worker.runtimeSource === undefined && worker.runtime !== undefined) ? worker.runtime : undefined;
+    const choice = chooseRuntime({ requested, configured: this.deps.config.runtime, needs: runtimeNeedsOf(worker.permissions), catalog: this.deps.runtimes });
+    return { ...worker, runtime: choice.runtime, runtimeSource: choice.source };
   }
 
   private async specOptions(worker: Worker): Promise<SpecOptions> {
@@ -444,7 +457,7 @@ export class WorkerManager {
       this.egress.setPolicy(worker.id, worker.permissions);
       this.touch(worker.id);
       const running = await this.save({ ...pooled, status: "running", startedAt: new Date().toISOString() });
-      await this.deps.events.append(worker.id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, pooled: true });
+      await this.deps.events.append(worker.id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, pooled: true });
       return running;
     } catch (error) {
       await this.deps.driver.remove(slot.containerId).catch(() => undefined);

@@ -21,11 +21,15 @@ export interface TestPlane {
   connect(mcpUrl: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
 }
 
-/** Starts a control plane for a test; `dataDir` lets a test restart on the same state. */
+/**
+ * Starts a control plane for a test; `dataDir` lets a test restart on the same state.
+ * WORKCELL_RUNTIME in the test process's environment picks the workers' runtime (e.g.
+ * `WORKCELL_RUNTIME=runc npm run test:security`); `overrides.runtime` wins over it.
+ */
 export async function startTestPlane(dataDir?: string, overrides: Partial<Config> = {}): Promise<TestPlane> {
   const dir = dataDir ?? (await createTempDir("workcell-data-"));
   const logs: string[] = [];
-  const config = loadConfig({}, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
+  const config = loadConfig({ WORKCELL_RUNTIME: process.env.WORKCELL_RUNTIME || undefined }, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
   const plane = await startControlPlane(config, { log: (message) => logs.push(message) });
   return {
     plane,
