@@ -33,6 +33,15 @@ export async function callInContainer<T>(
   try {
     value = JSON.parse(line);
   } catch {
+    // Under gVisor, running out of memory or PIDs ends the whole sandbox, not one process:
+    // say that the worker is down (and why) rather than report an internal error.
+    const state = await driver.inspect(containerId).catch(() => undefined);
+    if (state !== undefined && !state.running) {
+      const why = state.oomKilled ? "it ran out of memory (resources.memoryMb)" : `its container exited with code ${state.exitCode}`;
+      throw new AppError("conflict", `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`, {
+        details: { oomKilled: state.oomKilled, exitCode: state.exitCode },
+      });
+    }
     throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
   }
   const failure = z.object({ error: z.string(), code: z.literal("permission_denied").optional() }).safeParse(value);
