@@ -82,6 +82,8 @@ export interface ApiWorker {
   mcpUrl: string;
   image: string;
   containerId: string;
+  /** The OCI runtime the worker runs under (runsc, runc). */
+  runtime?: string;
   error?: string;
 }
 
