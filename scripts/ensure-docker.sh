@@ -10,6 +10,8 @@
 #   WORKCELL_DOCKERD_PIDFILE  the running dockerd's pid file (default /var/run/docker.pid)
 #   WORKCELL_DOCKERD_ARGS  extra arguments when this script starts dockerd
 #   WORKCELL_ENSURE_DRY_RUN=1  say what would change, change nothing
+# A second engine on the same host must not be given --bridge=none: Docker 20.10 then deletes
+# the docker0 interface the first engine's bridged containers need. Give it its own bridge.
 set -euo pipefail
 
 log() { printf '[ensure-docker] %s\n' "$*" >&2; }
