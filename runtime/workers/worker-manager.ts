@@ -300,10 +300,12 @@ export class WorkerManager {
       const policy = policyFromInput(merged, this.deps.config.dataDir);
       await assertGrantsExist(policy);
       const updated = { ...worker, permissions: policy };
+      // Refuses (before any change) a policy the worker's requested runtime cannot carry.
+      const nextStart = this.withRuntime(updated);
       await writePolicyFile(this.runDir(id), policy, worker.approvals);
       this.egress.setPolicy(id, policy);
       const container = worker.containerId === undefined ? undefined : await this.deps.driver.inspect(worker.containerId);
-      const wanted = buildContainerSpec(updated, await this.specOptions(updated));
+      const wanted = buildContainerSpec(nextStart, await this.specOptions(nextStart));
       const appliesOnNextStart = container !== undefined && container.labels[LABEL_SPEC] !== wanted.labels[LABEL_SPEC];
       if (container?.running && usesEgressProxy(policy)) await this.egress.ensure(id);
       await this.save({ ...updated, pendingRestart: appliesOnNextStart || undefined });

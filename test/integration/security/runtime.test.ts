@@ -112,6 +112,26 @@ describe("the runtime workers run under", () => {
     expect((await test.api<{ workers: unknown[] }>("GET", "/v1/workers")).body.workers.length).toBe(before);
   });
 
+  it("chooses the runtime again at each start, so a policy gVisor cannot carry moves the worker to runc", async () => {
+    const worker = await spawn(test);
+    expect(worker.runtime).toBe("runsc");
+    const changed = await test.api<{ appliesOnNextStart: boolean }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: true });
+    expect(changed.status).toBe(200);
+    expect(changed.body.appliesOnNextStart).toBe(true);
+    await test.api("POST", `/v1/workers/${worker.id}/stop`);
+    const started = await test.api<RuntimeWorker>("POST", `/v1/workers/${worker.id}/start`);
+    expect(started.body).toMatchObject({ status: "running", runtime: "runc", runtimeSource: "default" });
+    expect(await runtimeOf(started.body)).toBe("runc");
+  });
+
+  it("refuses, and changes nothing, a policy the worker's requested runtime cannot carry", async () => {
+    const worker = await spawn(test, { runtime: "runsc" });
+    const refused = await test.api<{ error: { message: string } }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: true });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/runtime: "runsc" cannot run this worker: .*--network=none/);
+    expect((await test.api<{ permissions: { net: unknown } }>("GET", `/v1/workers/${worker.id}/permissions`)).body.permissions.net).toBe(false);
+  });
+
   it("runs a proxied worker under runsc only when runsc can reach the egress socket (--host-uds=open)", async () => {
     const worker = await spawn(test, { permissions: { net: ["registry.npmjs.org"] } });
     expect(worker.runtime).toBe(runscCanProxy ? "runsc" : "runc");
