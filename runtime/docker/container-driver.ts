@@ -15,7 +15,10 @@ export interface ContainerSpec {
   readonly networkMode: "none" | "bridge";
   readonly memoryMb: number;
   readonly cpus: number;
+  /** The engine's PID limit (0: none). */
   readonly pids: number;
+  /** A cap on the processes of the container's user, enforced by the runtime's kernel (gVisor: per sandbox). */
+  readonly maxUserProcesses?: number;
   readonly logMaxBytes: number;
   /** The OCI runtime (e.g. "runsc" for gVisor); the engine's default when absent. */
   readonly runtime?: string;

@@ -105,7 +105,8 @@ export class DockerDriver implements ContainerDriver {
           Memory: spec.memoryMb * 1024 * 1024,
           MemorySwap: spec.memoryMb * 1024 * 1024,
           NanoCpus: Math.round(spec.cpus * 1e9),
-          PidsLimit: spec.pids,
+          PidsLimit: spec.pids > 0 ? spec.pids : -1,
+          ...(spec.maxUserProcesses === undefined ? {} : { Ulimits: [{ Name: "nproc", Soft: spec.maxUserProcesses, Hard: spec.maxUserProcesses }] }),
           LogConfig: { Type: "json-file", Config: { "max-size": String(spec.logMaxBytes), "max-file": "1" } },
           RestartPolicy: { Name: "no" },
           ...(spec.runtime === undefined ? {} : { Runtime: spec.runtime }),
@@ -215,11 +216,19 @@ export class DockerDriver implements ContainerDriver {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     this.docker.modem.demuxStream(stream, stdout, stderr);
+    // Under gVisor (runsc) an exec's stream stays open when its container dies (killed, out
+    // of memory): end it when the container stops, so nothing waits on a dead sandbox.
+    const watch = new AbortController();
+    this.docker
+      .getContainer(id)
+      .wait({ condition: "not-running", abortSignal: watch.signal })
+      .then(() => (stream as unknown as { destroy?: () => void }).destroy?.(), () => undefined);
     const exited = new Promise<number>((resolve) => {
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
+        watch.abort();
         stdout.end();
         stderr.end();
         exitCodeOf(exec).then(resolve, () => resolve(-1));

@@ -35,7 +35,7 @@ export async function callInContainer<T>(
   } catch {
     // Under gVisor, running out of memory or PIDs ends the whole sandbox, not one process:
     // say that the worker is down (and why) rather than report an internal error.
-    const state = await driver.inspect(containerId).catch(() => undefined);
+    const state = await settledState(driver, containerId);
     if (state !== undefined && !state.running) {
       const why = state.oomKilled ? "it ran out of memory (resources.memoryMb)" : `its container exited with code ${state.exitCode}`;
       throw new AppError("conflict", `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`, {
@@ -49,6 +49,16 @@ export async function callInContainer<T>(
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
+}
+
+/** The container's state once a dying sandbox has had a moment to be reported stopped (up to 2 s). */
+async function settledState(driver: ContainerDriver, containerId: string) {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const state = await driver.inspect(containerId).catch(() => undefined);
+    if (state === undefined || !state.running || attempt === 19) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
 }
 
 /** A tool result as the worker's tools answer it (validated loosely: it comes from the sandbox). */

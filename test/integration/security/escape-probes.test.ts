@@ -200,7 +200,9 @@ describe("docker inspect of every worker matches its policy", () => {
       expect(host.CapDrop).toEqual(["ALL"]);
       expect(host.CapAdd ?? []).toEqual([]);
       expect(host.ReadonlyRootfs).toBe(true);
-      expect(host.PidsLimit).toBeGreaterThan(0);
+      // gVisor caps the sandbox's processes with RLIMIT_NPROC instead (see container-spec.ts).
+      if (host.Runtime === "runsc") expect(host.Ulimits?.find((limit) => limit.Name === "nproc")?.Hard).toBeGreaterThan(0);
+      else expect(host.PidsLimit).toBeGreaterThan(0);
       expect(host.Memory).toBeGreaterThan(0);
       expect(host.MemorySwap).toBe(host.Memory);
       expect(host.NanoCpus).toBeGreaterThan(0);
