@@ -12,13 +12,13 @@ import Docker from "dockerode";
 import { Hono } from "hono";
 import { z } from "zod";
 
-/** `docker run --rm --network none <image> true`, hardened like a worker, through the engine API. */
-export async function dockerRunTrue(docker: Docker, image: string): Promise<void> {
+/** `docker run --rm --network none <image> true`, hardened like a worker, through the engine API, under the workers' runtime. */
+export async function dockerRunTrue(docker: Docker, image: string, runtime?: string): Promise<void> {
   const container = await docker.createContainer({
     Image: image,
     Cmd: ["true"],
     User: "1000:1000",
-    HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], SecurityOpt: ["no-new-privileges:true"], ReadonlyRootfs: true, Init: true, AutoRemove: false },
+    HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], SecurityOpt: ["no-new-privileges:true"], ReadonlyRootfs: true, Init: true, AutoRemove: false, ...(runtime === undefined ? {} : { Runtime: runtime }) },
   });
   await container.start();
   await container.wait();

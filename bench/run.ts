@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from "../server/control-plane.js";
 import { dockerRunTrue, sharedClone, startInProcessFloor } from "./baselines.js";
 import { startChildPlane, type ChildPlane } from "./child-plane.js";
 import { createBenchRepo } from "./fixtures.js";
+import { measureRuntimeCost, type RuntimeCost } from "./runtime-cost.js";
 import { measure, summarize, type Summary } from "./stats.js";
 
 // `npm run bench`: the numbers users choose a sandbox runtime by, each against a baseline
@@ -23,6 +24,9 @@ const COLD_REPS = Number(process.env.BENCH_COLD_REPS ?? 10);
 const CALL_REPS = Number(process.env.BENCH_CALL_REPS ?? 500);
 const EXEC_REPS = Number(process.env.BENCH_EXEC_REPS ?? 100);
 const MANY = Number(process.env.BENCH_MANY ?? 32);
+const RUNTIME_REPS = { spawns: Number(process.env.BENCH_RUNTIME_SPAWNS ?? 8), calls: Number(process.env.BENCH_RUNTIME_CALLS ?? 200), builds: Number(process.env.BENCH_RUNTIME_BUILDS ?? 3) };
+/** BENCH_ONLY=runtime runs only the runsc-against-runc section. */
+const ONLY = process.env.BENCH_ONLY;
 
 const docker = new Docker();
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -59,8 +63,24 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "workcell-bench-data-"));
   const plane = await startChildPlane(PROJECT_ROOT, dataDir, image, TOKEN);
   const results: Record<string, unknown> = {};
+  const health = (await (await fetch(`${plane.url}/health`)).json()) as { docker: { runtime?: { runtime: string } } };
+  const defaultRuntime = health.docker.runtime?.runtime;
   try {
-    log("cold spawn");
+    log("runtime cost: runsc against runc (spawn, a bridged call, a build)");
+    const runtimeRepo = await createBenchRepo(200);
+    try {
+      results.runtimeCost = (await measureRuntimeCost(plane, runtimeRepo, engine.runtimes, RUNTIME_REPS)) ?? null;
+    } finally {
+      await rm(runtimeRepo, { recursive: true, force: true });
+    }
+    if (ONLY === "runtime") {
+      const report = { measuredAt: new Date().toISOString(), machine: machineOf(engine), results };
+      await writeFile(path.join(PROJECT_ROOT, "bench", "results-runtime.json"), `${JSON.stringify(report, null, 2)}\n`);
+      process.stdout.write(formatRuntimeCost(results.runtimeCost as RuntimeCost | null).join("\n") + "\n");
+      return;
+    }
+
+    log(`cold spawn (workers under ${defaultRuntime ?? "the engine's default"})`);
     const spawnSamples: number[] = [];
     for (let i = 0; i < COLD_REPS + 2; i += 1) {
       const started = performance.now();
@@ -73,7 +93,7 @@ async function main(): Promise<void> {
     const coldSpawn = summarize(spawnSamples);
     const baseline = summarize(
       await measure(COLD_REPS, async () => {
-        await dockerRunTrue(docker, image);
+        await dockerRunTrue(docker, image, defaultRuntime);
         await sharedClone(repo);
       }, 2),
     );
@@ -210,12 +230,30 @@ async function main(): Promise<void> {
   const targets = evaluate(results);
   const report = {
     measuredAt: new Date().toISOString(),
-    machine: { cores: cpus().length, memoryGb: round(totalmem() / 1024 ** 3), docker: engine.serverVersion, runc: engine.runcVersion ?? null, node: process.version },
+    machine: machineOf(engine),
     results,
     targets,
   };
   await writeFile(path.join(PROJECT_ROOT, "bench", "results.json"), `${JSON.stringify(report, null, 2)}\n`);
   printTable(report.results as Record<string, Record<string, unknown>>, targets);
+}
+
+function machineOf(engine: Awaited<ReturnType<DockerDriver["info"]>>) {
+  return { cores: cpus().length, memoryGb: round(totalmem() / 1024 ** 3), docker: engine.serverVersion, runc: engine.runcVersion ?? null, runtimes: engine.runtimes, node: process.version };
+}
+
+/** The runsc-against-runc lines of the table. */
+function formatRuntimeCost(cost: RuntimeCost | null): string[] {
+  if (cost === null) return ["runtime cost                 n/a (the engine offers no runsc; scripts/ensure-docker.sh registers it)"];
+  const line = (label: string, pick: (figures: RuntimeCost["runc"]) => Summary, ratio: number) =>
+    `${label.padEnd(29)}runsc ${fmt(pick(cost.runsc))}   runc ${fmt(pick(cost.runc))}   ratio ${ratio}×`;
+  return [
+    "",
+    "gVisor's cost (milliseconds: p50 / p95 / p99; ratio of p50s, runsc over runc)",
+    line("spawn → initialize", (f) => f.spawnToInitialize, cost.ratio.spawnToInitialize),
+    line("read_file 1 KB via bridge", (f) => f.bridgedReadFile1KB, cost.ratio.bridgedReadFile1KB),
+    line("build (tsc, 200 files)", (f) => f.build, cost.ratio.build),
+  ];
 }
 
 function round(value: number): number {
@@ -275,6 +313,7 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     `code_navigate, 2,000 files   first call ${(results.codeNavigate as { firstCallMs: number }).firstCallMs} ms, warm ${fmt((results.codeNavigate as { warm: Summary }).warm)}, after an edit ${(results.codeNavigate as { afterOneFileEditedMs: number }).afterOneFileEditedMs} ms`,
     `export of 100 changed files  ${fmt(results.export100Files as unknown as Summary)}`,
     `${(results.manyWorkers as { workers: number }).workers} workers: spawned in ${(results.manyWorkers as { spawnAllMs: number }).spawnAllMs} ms, control plane ${(results.manyWorkers as { controlPlaneRssMb: number }).controlPlaneRssMb} MB RSS, light call under load ${fmt((results.manyWorkers as { lightCallWhileTwoWorkersBusy: Summary }).lightCallWhileTwoWorkersBusy)}`,
+    ...formatRuntimeCost((results.runtimeCost ?? null) as RuntimeCost | null),
     "",
     "targets:",
     ...targets.map((t) => `  ${t.met === null ? "n/a " : t.met ? "MET " : "MISS"} ${t.name.padEnd(22)} ${t.goal.padEnd(40)} ${t.measured}${t.missedBy ? ` (${t.missedBy})` : ""}`),

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
+import { catalogOf, summarizeRuntimes } from "../runtime/docker/runtime-choice.js";
 import { AppError, toErrorBody } from "../runtime/errors/app-error.js";
 import type { WorkerManager } from "../runtime/workers/worker-manager.js";
 import type { WorkerBridge } from "./mcp/worker-bridge.js";
@@ -37,6 +38,8 @@ export interface AppDeps {
   readonly approvals: ApprovalQueue;
   readonly orchestrator: OrchestratorEndpoint;
   readonly pipeline: PipelineService;
+  /** WORKCELL_RUNTIME, for what /health says about runtimes. */
+  readonly configuredRuntime?: string | undefined;
 }
 
 function tooLarge(limit: number) {
@@ -66,7 +69,8 @@ export function createApp(deps: AppDeps): Hono {
   app.get("/health", async (c) => {
     try {
       const info = await deps.driver.info();
-      return c.json({ ok: true, docker: { available: true, version: info.serverVersion, apiVersion: info.apiVersion } });
+      const runtime = summarizeRuntimes(catalogOf(info), deps.configuredRuntime);
+      return c.json({ ok: true, docker: { available: true, version: info.serverVersion, apiVersion: info.apiVersion, runtime } });
     } catch (error) {
       const { body } = toErrorBody(error);
       return c.json({ ok: false, docker: { available: false, error: body.error.message } }, 503);

@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
   const plane = await startControlPlane(config, { onProgress: progress, hostEnv: process.env });
   const tokenLine =
     plane.tokenSource === "env" ? "token: (from WORKCELL_TOKEN)" : `token: ${plane.token}${plane.tokenSource === "generated" ? `  (new; saved to ${plane.tokenFile}, mode 0600)` : `  (from ${plane.tokenFile})`}`;
-  process.stdout.write(`workcell control plane listening on ${plane.url}\n${tokenLine}\nimage: ${plane.image}\n`);
+  process.stdout.write(`workcell control plane listening on ${plane.url}\n${tokenLine}\nimage: ${plane.image}\nruntime: ${plane.runtime.runtime} (${plane.runtime.source === "configured" ? "WORKCELL_RUNTIME" : "runsc when offered, else the engine's default"})\n`);
   const shutdown = async () => {
     process.stderr.write("workcell: shutting down (worker containers keep running)...\n");
     await plane.close();

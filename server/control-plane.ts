@@ -9,6 +9,8 @@ import { AppError } from "../runtime/errors/app-error.js";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
+import { assertConfiguredRuntime, catalogOf, chooseRuntime, PREFERRED_RUNTIME, runtimeNeedsOf, summarizeRuntimes, type RuntimeSummary } from "../runtime/docker/runtime-choice.js";
+import { defaultPolicy } from "../runtime/permissions/policy.js";
 import { AdmissionQueue } from "../runtime/admission/admission-queue.js";
 import { AgentRunner } from "../runtime/agents/agent-runner.js";
 import { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
@@ -48,6 +50,8 @@ export interface ControlPlane {
   readonly tokenSource: TokenSource;
   readonly tokenFile: string;
   readonly image: string;
+  /** What workers run under: the runtime a default-policy worker gets and the exceptions. */
+  readonly runtime: RuntimeSummary;
   readonly manager: WorkerManager;
   readonly bridge: WorkerBridge;
   /** The host-wide queue for heavy work. */
@@ -77,6 +81,14 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const log = (message: string) => logger.warn(message);
   const driver = options.driver ?? new DockerDriver();
   const engine = await driver.info();
+  const runtimes = catalogOf(engine);
+  assertConfiguredRuntime(config.runtime, runtimes);
+  const defaultRuntime = chooseRuntime({ configured: config.runtime, needs: runtimeNeedsOf(defaultPolicy()), catalog: runtimes });
+  const runtimeSummary = summarizeRuntimes(runtimes, config.runtime);
+  if (defaultRuntime.runtime !== PREFERRED_RUNTIME) {
+    logger.warn(`workers run under ${defaultRuntime.runtime}, not gVisor (${defaultRuntime.source === "configured" ? "WORKCELL_RUNTIME" : defaultRuntime.note}); scripts/ensure-docker.sh installs and registers runsc`);
+  }
+  for (const exception of runtimeSummary.exceptions) logger.warn(exception);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const { token, source, file } = await loadOrCreateToken(config.dataDir, config.token);
   const image = config.image ?? (await ensureSandboxImage(driver, PROJECT_ROOT, options.onProgress ?? ((line) => logger.info(line))));
@@ -98,7 +110,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   else log(`workspace disk limits are NOT hard: ${disk.reason}. New workers get a plain directory; the watchdog measures it every ${config.watchdogIntervalMs} ms and stops a worker over resources.diskMb, so a fast write can still fill the host disk first. Run the control plane as root with loop devices for hard limits.`);
   const pool =
     config.poolSize > 0
-      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, user, hostCpus: engine.cpus, log, diskImages: disk.available })
+      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, runtime: defaultRuntime.runtime, user, hostCpus: engine.cpus, log, diskImages: disk.available })
       : undefined;
   const manager = new WorkerManager({
     config,
@@ -112,7 +124,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     diskImages: disk.available,
     ...(pool === undefined ? {} : { pool }),
     hostEnv: options.hostEnv ?? {},
-    runtimes: engine.runtimes,
+    runtimes,
     events,
     admission,
   });
@@ -188,6 +200,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     manager,
     bridge,
     driver,
+    configuredRuntime: config.runtime,
     allowedHosts: () => allowedHostHeaders(config.host, port),
     baseUrl: () => `http://${urlHost}:${port}`,
     maxBodyBytes: config.maxBodyBytes,
@@ -217,6 +230,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     tokenSource: source,
     tokenFile: file,
     image,
+    runtime: runtimeSummary,
     manager,
     bridge,
     admission,

@@ -31,7 +31,20 @@ interface Operation {
 
 const HealthSchema = z.object({
   ok: z.boolean(),
-  docker: z.object({ available: z.boolean(), version: z.string().optional(), apiVersion: z.string().optional(), error: z.string().optional() }),
+  docker: z.object({
+    available: z.boolean(),
+    version: z.string().optional(),
+    apiVersion: z.string().optional(),
+    runtime: z
+      .object({
+        runtime: z.string().describe("The OCI runtime a worker with the default policy runs under (runsc when the engine offers it)"),
+        source: z.enum(["requested", "configured", "default"]).describe("configured: WORKCELL_RUNTIME; default: runsc when offered, else the engine's default"),
+        offered: z.array(z.string()),
+        exceptions: z.array(z.string()).describe("Policies that run under another runtime, or are refused, and why"),
+      })
+      .optional(),
+    error: z.string().optional(),
+  }),
 });
 const ExecAnswerSchema = ExecResultSchema.omit({ audit: true });
 const PermissionsUpdateSchema = z.object({ permissions: PolicySchema, appliesOnNextStart: z.boolean(), message: z.string() });

@@ -15,7 +15,10 @@ export interface ContainerSpec {
   readonly networkMode: "none" | "bridge";
   readonly memoryMb: number;
   readonly cpus: number;
+  /** The engine's PID limit (0: none). */
   readonly pids: number;
+  /** A cap on the processes of the container's user, enforced by the runtime's kernel (gVisor: per sandbox). */
+  readonly maxUserProcesses?: number;
   readonly logMaxBytes: number;
   /** The OCI runtime (e.g. "runsc" for gVisor); the engine's default when absent. */
   readonly runtime?: string;
@@ -74,6 +77,10 @@ export interface EngineInfo {
   readonly memoryBytes: number;
   /** OCI runtimes the engine offers (runc, and e.g. runsc). */
   readonly runtimes: readonly string[];
+  /** How the engine registered each runtime (binary and arguments), when it says. */
+  readonly runtimeDetails?: Readonly<Record<string, { readonly path: string; readonly args: readonly string[] }>>;
+  /** The runtime the engine uses when a container names none (usually runc). */
+  readonly defaultRuntime?: string;
   /** The default runtime's version, when the engine reports it. */
   readonly runcVersion: string | undefined;
 }

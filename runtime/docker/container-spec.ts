@@ -17,6 +17,7 @@ const CONTAINER_HOME = "/home/agent";
 const HOME_TMPFS_MB = 256;
 const LOG_MAX_BYTES = 1024 * 1024;
 
+
 /** The uid:gid the sandbox runs as: the host user, or 1000 when the control plane is root. */
 export function sandboxUser(hostUid: number, hostGid: number): { uid: number; gid: number } {
   return hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: hostGid };
@@ -80,7 +81,11 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
     networkMode: policy.net === true ? "bridge" : "none",
     memoryMb: worker.resources.memoryMb,
     cpus: Math.min(worker.resources.cpus, options.hostCpus),
-    pids: worker.resources.pids,
+    // Under gVisor (runsc 20221219) a fork bomb that meets the engine's PID limit crashes
+    // gVisor's kernel, ending the worker; RLIMIT_NPROC, which gVisor enforces per sandbox,
+    // caps the sandbox's processes instead and the fork just fails. gVisor's own host
+    // threads stay few (about a hundred under a fork bomb), so no engine limit is set.
+    ...(worker.runtime === "runsc" ? { pids: 0, maxUserProcesses: worker.resources.pids } : { pids: worker.resources.pids }),
     logMaxBytes: LOG_MAX_BYTES,
     ...(worker.runtime === undefined ? {} : { runtime: worker.runtime }),
   };

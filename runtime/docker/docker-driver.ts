@@ -14,6 +14,14 @@ import type {
 
 const DEFAULT_MAX_EXEC_BUFFER_BYTES = 64 * 1024 * 1024;
 
+/** Each registered runtime's binary and arguments, from `docker info`'s Runtimes. */
+function readRuntimeDetails(runtimes: unknown): Record<string, { path: string; args: string[] }> {
+  const entries = Object.entries((runtimes ?? {}) as Record<string, { path?: unknown; runtimeArgs?: unknown } | null>);
+  return Object.fromEntries(
+    entries.map(([name, entry]) => [name, { path: typeof entry?.path === "string" ? entry.path : name, args: Array.isArray(entry?.runtimeArgs) ? entry.runtimeArgs.map(String) : [] }]),
+  );
+}
+
 /** The ContainerDriver for a Docker engine, local or remote (dockerode honours DOCKER_HOST). */
 export class DockerDriver implements ContainerDriver {
   private readonly docker: Docker;
@@ -32,6 +40,8 @@ export class DockerDriver implements ContainerDriver {
       cpus: Number(info.NCPU ?? 1),
       memoryBytes: Number(info.MemTotal ?? 0),
       runtimes: Object.keys((info.Runtimes as Record<string, unknown> | undefined) ?? {}),
+      runtimeDetails: readRuntimeDetails(info.Runtimes),
+      ...(typeof info.DefaultRuntime === "string" ? { defaultRuntime: info.DefaultRuntime } : {}),
       runcVersion: (info as { RuncCommit?: { ID?: string } }).RuncCommit?.ID,
     };
   }
@@ -95,7 +105,8 @@ export class DockerDriver implements ContainerDriver {
           Memory: spec.memoryMb * 1024 * 1024,
           MemorySwap: spec.memoryMb * 1024 * 1024,
           NanoCpus: Math.round(spec.cpus * 1e9),
-          PidsLimit: spec.pids,
+          PidsLimit: spec.pids > 0 ? spec.pids : -1,
+          ...(spec.maxUserProcesses === undefined ? {} : { Ulimits: [{ Name: "nproc", Soft: spec.maxUserProcesses, Hard: spec.maxUserProcesses }] }),
           LogConfig: { Type: "json-file", Config: { "max-size": String(spec.logMaxBytes), "max-file": "1" } },
           RestartPolicy: { Name: "no" },
           ...(spec.runtime === undefined ? {} : { Runtime: spec.runtime }),
@@ -205,11 +216,19 @@ export class DockerDriver implements ContainerDriver {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     this.docker.modem.demuxStream(stream, stdout, stderr);
+    // Under gVisor (runsc) an exec's stream stays open when its container dies (killed, out
+    // of memory): end it when the container stops, so nothing waits on a dead sandbox.
+    const watch = new AbortController();
+    this.docker
+      .getContainer(id)
+      .wait({ condition: "not-running", abortSignal: watch.signal })
+      .then(() => (stream as unknown as { destroy?: () => void }).destroy?.(), () => undefined);
     const exited = new Promise<number>((resolve) => {
       let done = false;
       const finish = () => {
         if (done) return;
         done = true;
+        watch.abort();
         stdout.end();
         stderr.end();
         exitCodeOf(exec).then(resolve, () => resolve(-1));

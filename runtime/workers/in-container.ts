@@ -59,6 +59,15 @@ export async function callInContainer<T>(
   try {
     value = JSON.parse(line);
   } catch {
+    // Under gVisor, running out of memory or PIDs ends the whole sandbox, not one process:
+    // say that the worker is down (and why) rather than report an internal error.
+    const state = await settledState(driver, containerId);
+    if (state !== undefined && !state.running) {
+      const why = state.oomKilled ? "it ran out of memory (resources.memoryMb)" : `its container exited with code ${state.exitCode}`;
+      throw new AppError("conflict", `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`, {
+        details: { oomKilled: state.oomKilled, exitCode: state.exitCode },
+      });
+    }
     throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
   }
   const failure = z.object({ error: z.string(), code: z.literal("permission_denied").optional() }).safeParse(value);
@@ -66,6 +75,16 @@ export async function callInContainer<T>(
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
+}
+
+/** The container's state once a dying sandbox has had a moment to be reported stopped (up to 2 s). */
+async function settledState(driver: ContainerDriver, containerId: string) {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const state = await driver.inspect(containerId).catch(() => undefined);
+    if (state === undefined || !state.running || attempt === 19) return state;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return undefined;
 }
 
 /** A tool result as the worker's tools answer it (validated loosely: it comes from the sandbox). */

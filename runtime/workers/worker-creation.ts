@@ -1,6 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { ApprovalSettingsSchema } from "../approvals/approval.js";
 import { resolveResources } from "../docker/container-spec.js";
+import { chooseRuntime, runtimeNeedsOf, type RuntimeCatalog } from "../docker/runtime-choice.js";
 import { AppError } from "../errors/app-error.js";
 import { inspectSourceRepo } from "../git/source-repo.js";
 import { admitEnv } from "../permissions/env-grant.js";
@@ -12,8 +13,10 @@ import { assertGrantsExist, policyFromInput } from "./worker-policy.js";
 export interface CreationContext {
   readonly dataDir: string;
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
-  readonly runtimes: readonly string[];
-  readonly defaultRuntime: string | undefined;
+  /** The engine's runtimes, for the default rule and to check a named one. */
+  readonly runtimes: RuntimeCatalog;
+  /** WORKCELL_RUNTIME, when set. */
+  readonly configuredRuntime: string | undefined;
   readonly defaultImage: string;
   /** How the worker's diskMb will hold (see Worker.diskEnforcement). */
   readonly diskEnforcement: "image" | "watchdog";
@@ -24,9 +27,10 @@ export interface CreationContext {
 /**
  * Checks a creation request against the policy, the environment and the engine, and
  * describes the worker it would create. Nothing is created here: every refusal (400 or
- * 403) happens before any side effect. Returns the secret values to redact from then on.
+ * 403) happens before any side effect. Returns the secret values to redact from then on,
+ * and why the worker does not run under runsc when the default rule could not pick it.
  */
-export async function planWorker(input: CreateWorkerInput, context: CreationContext): Promise<{ worker: Worker; secrets: string[] }> {
+export async function planWorker(input: CreateWorkerInput, context: CreationContext): Promise<{ worker: Worker; secrets: string[]; runtimeNote: string | undefined }> {
   const policy = policyFromInput(input.permissions, context.dataDir);
   await assertGrantsExist(policy);
   const admitted = admitEnv(policy, input.env ?? {}, context.hostEnv);
@@ -40,10 +44,7 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
   if (isInside(repoReal, dataReal)) {
     throw new AppError("invalid_input", `repo: "${input.repo}" is inside workcell's data directory (workspaces live there, and the host never runs git in them). Give the path of your own repository.`, { details: { field: "repo" } });
   }
-  const runtime = input.runtime ?? context.defaultRuntime;
-  if (runtime !== undefined && !context.runtimes.includes(runtime)) {
-    throw new AppError("invalid_input", `runtime: the Docker engine has no runtime "${runtime}" (it has ${context.runtimes.join(", ") || "none listed"}). Install and register it (e.g. gVisor's runsc in /etc/docker/daemon.json), or omit runtime.`, { details: { field: "runtime" } });
-  }
+  const runtime = chooseRuntime({ requested: input.runtime, configured: context.configuredRuntime, needs: runtimeNeedsOf(policy), catalog: context.runtimes });
   const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
   const id = await context.newId();
   const prefix = input.name ?? "agent";
@@ -60,7 +61,8 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
     image: input.image ?? context.defaultImage,
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.agent === undefined ? {} : { agent: input.agent }),
-    ...(runtime === undefined ? {} : { runtime }),
+    runtime: runtime.runtime,
+    runtimeSource: runtime.source,
     permissions: policy,
     approvals: ApprovalSettingsSchema.parse(input.approvals ?? {}),
     audit: admitted.refused.map((target) => ({ kind: "env" as const, target })),
@@ -73,5 +75,5 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
     objectDirs: [...source.objectDirs],
   };
   const secrets = [...Object.values(input.env ?? {}), ...Object.values(admitted.env), ...Object.values(input.agent?.env ?? {})];
-  return { worker, secrets };
+  return { worker, secrets, runtimeNote: runtime.note };
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
 import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
+import { chooseRuntime, runtimeNeedsOf, type RuntimeCatalog } from "../docker/runtime-choice.js";
 import { defaultPolicy } from "../permissions/policy.js";
 import type { PermissionsInput, Policy } from "../permissions/policy.js";
 import { acceptAuditEntries, type AuditSource } from "../permissions/audit-entry.js";
@@ -44,8 +45,8 @@ export interface WorkerManagerDeps {
   readonly chownWorkspaces: boolean;
   /** The control plane's own environment, source of env vars granted by name. */
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
-  /** OCI runtimes the engine offers. */
-  readonly runtimes: readonly string[];
+  /** OCI runtimes the engine offers, and its default. */
+  readonly runtimes: RuntimeCatalog;
   /** The audit trail. */
   readonly events: EventLog;
   /** The host-wide queue for heavy work (absent: unmetered). */
@@ -56,13 +57,13 @@ export interface WorkerManagerDeps {
   readonly diskImages?: boolean;
 }
 
-/** Whether a planned worker fits the pool's containers: default policy, limits and image, no env, one object store. */
-function isPoolable(worker: Worker, defaultImage: string): boolean {
+/** Whether a planned worker fits the pool's containers: default policy, limits, image and runtime, no env, one object store. */
+function isPoolable(worker: Worker, defaultImage: string, poolRuntime: string): boolean {
   return (
     JSON.stringify(worker.permissions) === JSON.stringify(defaultPolicy()) &&
     JSON.stringify(worker.resources) === JSON.stringify(resolveResources(undefined)) &&
     worker.image === defaultImage &&
-    worker.runtime === undefined &&
+    worker.runtime === poolRuntime &&
     Object.keys(worker.env).length === 0 &&
     worker.objectDirs.length === 1
   );
@@ -120,11 +121,11 @@ export class WorkerManager {
   }
 
   async create(input: CreateWorkerInput): Promise<Worker> {
-    const { worker, secrets } = await planWorker(input, {
+    const { worker, secrets, runtimeNote } = await planWorker(input, {
       dataDir: this.deps.config.dataDir,
       hostEnv: this.deps.hostEnv,
       runtimes: this.deps.runtimes,
-      defaultRuntime: this.deps.config.runtime,
+      configuredRuntime: this.deps.config.runtime,
       defaultImage: this.deps.defaultImage,
       diskEnforcement: this.deps.diskImages === true ? "image" : "watchdog",
       newId: () => this.newId(),
@@ -132,7 +133,7 @@ export class WorkerManager {
     });
     for (const value of secrets) this.secretValues.add(value);
     const { id } = worker;
-    const slot = this.deps.pool !== undefined && isPoolable(worker, this.deps.defaultImage) ? this.deps.pool.claim() : undefined;
+    const slot = this.deps.pool !== undefined && isPoolable(worker, this.deps.defaultImage, this.deps.pool.runtime) ? this.deps.pool.claim() : undefined;
     if (slot !== undefined) {
       const claimed = await this.lock.run(id, () => this.claimSlot(worker, slot)).catch(async (error: unknown) => {
         this.deps.events.append(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
@@ -151,7 +152,7 @@ export class WorkerManager {
         if (this.deps.chownWorkspaces) await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
         await this.deps.store.putWorker(worker);
         const running = await this.launch(worker);
-        await this.deps.events.append(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit });
+        await this.deps.events.append(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, ...(runtimeNote === undefined ? {} : { runtimeNote }) });
         return running;
       } catch (error) {
         await this.discard(worker);
@@ -311,10 +312,12 @@ export class WorkerManager {
       const policy = policyFromInput(merged, this.deps.config.dataDir);
       await assertGrantsExist(policy);
       const updated = { ...worker, permissions: policy };
+      // Refuses (before any change) a policy the worker's requested runtime cannot carry.
+      const nextStart = this.withRuntime(updated);
       await writePolicyFile(this.runDir(id), policy, worker.approvals);
       this.egress.setPolicy(id, policy);
       const container = worker.containerId === undefined ? undefined : await this.deps.driver.inspect(worker.containerId);
-      const wanted = buildContainerSpec(updated, await this.specOptions(updated));
+      const wanted = buildContainerSpec(nextStart, await this.specOptions(nextStart));
       const appliesOnNextStart = container !== undefined && container.labels[LABEL_SPEC] !== wanted.labels[LABEL_SPEC];
       if (container?.running && usesEgressProxy(policy)) await this.egress.ensure(id);
       await this.save({ ...updated, pendingRestart: appliesOnNextStart || undefined });
@@ -385,8 +388,9 @@ export class WorkerManager {
    * container — recreated when it is missing or was made from an older policy (the
    * workspace lives on the host, so nothing is lost).
    */
-  private async launch(worker: Worker): Promise<Worker> {
+  private async launch(planned: Worker): Promise<Worker> {
     const { driver } = this.deps;
+    const worker = this.withRuntime(planned);
     await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);
     this.egress.setPolicy(worker.id, worker.permissions);
     if (usesEgressProxy(worker.permissions)) await this.egress.ensure(worker.id);
@@ -408,6 +412,17 @@ export class WorkerManager {
     delete started.stopReason;
     this.touch(worker.id);
     return this.save(started);
+  }
+
+  /**
+   * The worker with the runtime its next container gets: a requested one is kept (and must
+   * still fit the policy, which may have changed); otherwise WORKCELL_RUNTIME or the
+   * default rule decides again, so a changed policy or engine is honoured at each start.
+   */
+  private withRuntime(worker: Worker): Worker {
+    const requested = worker.runtimeSource === "requested" || (worker.runtimeSource === undefined && worker.runtime !== undefined) ? worker.runtime : undefined;
+    const choice = chooseRuntime({ requested, configured: this.deps.config.runtime, needs: runtimeNeedsOf(worker.permissions), catalog: this.deps.runtimes });
+    return { ...worker, runtime: choice.runtime, runtimeSource: choice.source };
   }
 
   private async specOptions(worker: Worker): Promise<SpecOptions> {
@@ -460,7 +475,7 @@ export class WorkerManager {
       this.egress.setPolicy(worker.id, worker.permissions);
       this.touch(worker.id);
       const running = await this.save({ ...pooled, status: "running", startedAt: new Date().toISOString() });
-      await this.deps.events.append(worker.id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, pooled: true });
+      await this.deps.events.append(worker.id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, pooled: true });
       return running;
     } catch (error) {
       await this.deps.driver.remove(slot.containerId).catch(() => undefined);

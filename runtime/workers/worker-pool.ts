@@ -27,6 +27,8 @@ export interface PoolDeps {
   readonly dataDir: string;
   readonly instance: string;
   readonly image: string;
+  /** The runtime a default-policy worker gets (runsc when the engine offers it); claims match on it. */
+  readonly runtime: string;
   readonly user: { uid: number; gid: number };
   readonly hostCpus: number;
   readonly log: (message: string) => void;
@@ -65,6 +67,11 @@ export class WorkerPool {
     const slot = this.ready.shift();
     this.refill();
     return slot;
+  }
+
+  /** The OCI runtime the pool's containers run under. */
+  get runtime(): string {
+    return this.deps.runtime;
   }
 
   /** Ready slots (for status and tests). */
@@ -134,6 +141,8 @@ export class WorkerPool {
       baseCommit: "",
       workspace,
       image: this.deps.image,
+      runtime: this.deps.runtime,
+      runtimeSource: "default",
       permissions: policy,
       approvals: approvalDefaults(),
       audit: [],

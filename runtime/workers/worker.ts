@@ -83,8 +83,10 @@ export const WorkerSchema = z.object({
   baseCommit: z.string(),
   workspace: z.string(),
   image: z.string(),
-  /** The OCI runtime; absent means the engine's default (runc). */
+  /** The OCI runtime the worker runs under (runsc, runc, ...); absent only in records from before it was recorded. */
   runtime: z.string().optional(),
+  /** Where the runtime came from: the creation request (kept on restart), WORKCELL_RUNTIME, or the default rule (both chosen again at each start). */
+  runtimeSource: z.enum(["requested", "configured", "default"]).optional(),
   permissions: PolicySchema,
   /** Which tool calls need a reviewer, and how long a decision may take. */
   approvals: ApprovalSettingsSchema.default({ tools: [], dangerousGit: true, timeoutMs: 10 * 60_000, onTimeout: "reject" }),

@@ -132,6 +132,9 @@ describe("file grants", () => {
     await mkdir(path.join(data, "secret"), { recursive: true });
     await writeFile(path.join(data, "notes.txt"), "shared notes\n");
     await writeFile(path.join(data, "secret", "key.txt"), "do not read\n");
+    // World-writable, so only the read-only mount can refuse the write (gVisor checks the
+    // mode first and would otherwise answer "Permission denied").
+    await chmod(data, 0o777);
     const other = path.join(scratch, "not-granted");
     await mkdir(other, { recursive: true });
     const worker = await spawn({ read: [data], deny: { read: [path.join(data, "secret")] } });

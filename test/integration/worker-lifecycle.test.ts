@@ -89,7 +89,9 @@ describe("the container", () => {
     expect(host.SecurityOpt).toContain("no-new-privileges:true");
     expect(host.ReadonlyRootfs).toBe(true);
     expect(host.Init).toBe(true);
-    expect(host.PidsLimit).toBe(512);
+    // gVisor caps the sandbox's processes with RLIMIT_NPROC instead (see container-spec.ts).
+    if (host.Runtime === "runsc") expect(host.Ulimits).toEqual([{ Name: "nproc", Soft: 512, Hard: 512 }]);
+    else expect(host.PidsLimit).toBe(512);
     expect(host.Memory).toBe(2048 * 1024 * 1024);
     expect(host.NanoCpus).toBe(1e9);
     expect(host.LogConfig).toMatchObject({ Type: "json-file", Config: { "max-size": String(1024 * 1024) } });

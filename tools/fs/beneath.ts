@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { lstat, mkdir, open, rename, rm, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, open, readlink, rename, rm, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { isErrno, PathRefusedError, type ResolvedPath } from "./resolve-inside.js";
 
@@ -20,6 +20,28 @@ function raced(relative: string): PathRefusedError {
   return new PathRefusedError(relative, "a part of the path was replaced by a symbolic link while it was being used; nothing was read or written — try again");
 }
 
+/** Where an open descriptor really is, by the kernel's account. */
+function locationOf(handle: FileHandle): Promise<string> {
+  return readlink(`/proc/self/fd/${handle.fd}`);
+}
+
+function isBeneath(location: string, rootReal: string): boolean {
+  return location === rootReal || location.startsWith(rootReal === "/" ? "/" : `${rootReal}/`);
+}
+
+/**
+ * Closes and refuses a descriptor that did not open beneath the root. Linux resolves
+ * /proc/self/fd/N through the descriptor itself, but gVisor (runsc) may walk the directory's
+ * path again and follow a symlink swapped in after the check; the descriptor's real
+ * location tells.
+ */
+async function assertBeneath(handle: FileHandle, rootReal: string, relative: string): Promise<void> {
+  const location = await locationOf(handle).catch(() => "");
+  if (isBeneath(location, rootReal)) return;
+  await handle.close().catch(() => undefined);
+  throw raced(relative);
+}
+
 /**
  * Opens the directory `relative` beneath `root` one component at a time, each with
  * O_NOFOLLOW relative to the previous descriptor (openat emulated through /proc/self/fd),
@@ -27,8 +49,17 @@ function raced(relative: string): PathRefusedError {
  * followed. With `create`, missing directories are made on the way.
  */
 export async function openDirectoryBeneath(root: string, relative: string, options: { create?: boolean } = {}): Promise<FileHandle> {
+  return (await openBeneath(root, relative, options)).directory;
+}
+
+/** openDirectoryBeneath, also answering the root's real location for later checks. */
+async function openBeneath(root: string, relative: string, options: { create?: boolean }): Promise<{ directory: FileHandle; rootReal: string }> {
   // The root itself is trusted (a real path checked by the resolver, or an open descriptor's /proc path).
   let current = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  const rootReal = await locationOf(current).catch(async (error: unknown) => {
+    await current.close();
+    throw error;
+  });
   try {
     for (const part of relative.split("/").filter((p) => p !== "" && p !== ".")) {
       if (part === "..") throw raced(relative);
@@ -46,10 +77,11 @@ export async function openDirectoryBeneath(root: string, relative: string, optio
         } else if (isErrno(error, "ELOOP") || (isErrno(error, "ENOTDIR") && (await isSymlink(inside(current, part))))) throw raced(relative);
         else throw error;
       }
+      await assertBeneath(next, rootReal, relative);
       await current.close();
       current = next;
     }
-    return current;
+    return { directory: current, rootReal };
   } catch (error) {
     await current.close().catch(() => undefined);
     throw error;
@@ -62,11 +94,13 @@ async function isSymlink(target: string): Promise<boolean> {
 
 /** Opens the file `relative` beneath `root` without following a symlink anywhere on the way. */
 export async function openFileBeneath(root: string, relative: string, flags: number, mode?: number): Promise<FileHandle> {
-  const directory = await openDirectoryBeneath(root, path.posix.dirname(relative));
+  const { directory, rootReal } = await openBeneath(root, path.posix.dirname(relative), {});
   try {
-    return await open(inside(directory, path.posix.basename(relative)), flags | constants.O_NOFOLLOW, mode).catch((error: unknown) => {
+    const file = await open(inside(directory, path.posix.basename(relative)), flags | constants.O_NOFOLLOW, mode).catch((error: unknown) => {
       throw isErrno(error, "ELOOP") ? raced(relative) : error;
     });
+    await assertBeneath(file, rootReal, relative);
+    return file;
   } finally {
     await directory.close();
   }
@@ -78,7 +112,7 @@ export async function openFileBeneath(root: string, relative: string, flags: num
  * checked path was. Parents are created; an existing file keeps its mode.
  */
 export async function writeFileBeneath(root: string, relative: string, content: string | Buffer): Promise<void> {
-  const directory = await openDirectoryBeneath(root, path.posix.dirname(relative), { create: true });
+  const { directory, rootReal } = await openBeneath(root, path.posix.dirname(relative), { create: true });
   const name = path.posix.basename(relative);
   const temporary = `.${name}.${randomBytes(6).toString("hex")}.tmp`;
   try {
@@ -92,6 +126,13 @@ export async function writeFileBeneath(root: string, relative: string, content: 
       if (!isErrno(error, "ENOENT")) throw error;
     }
     const handle = await open(inside(directory, temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    const location = await locationOf(handle).catch(() => "");
+    if (!isBeneath(location, rootReal)) {
+      // Made elsewhere through a swapped path (see assertBeneath): remove the empty file, refuse.
+      await handle.close();
+      if (location.startsWith("/")) await rm(location, { force: true }).catch(() => undefined);
+      throw raced(relative);
+    }
     try {
       await handle.writeFile(content);
     } finally {

@@ -23,11 +23,16 @@ export interface TestPlane {
   connect(mcpUrl: string, capabilities?: ClientCapabilities): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
 }
 
-/** Starts a control plane for a test; `dataDir` lets a test restart on the same state; `options` can swap the driver. */
+/**
+ * Starts a control plane for a test; `dataDir` lets a test restart on the same state;
+ * `options` can swap the driver. WORKCELL_RUNTIME in the test process's environment picks
+ * the workers' runtime (e.g. `WORKCELL_RUNTIME=runc npm run test:security`);
+ * `overrides.runtime` wins over it.
+ */
 export async function startTestPlane(dataDir?: string, overrides: Partial<Config> = {}, options: Omit<StartOptions, "log"> = {}): Promise<TestPlane> {
   const dir = dataDir ?? (await createTempDir("workcell-data-"));
   const logs: string[] = [];
-  const config = loadConfig({}, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
+  const config = loadConfig({ WORKCELL_RUNTIME: process.env.WORKCELL_RUNTIME || undefined }, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
   const plane = await startControlPlane(config, { ...options, log: (message) => logs.push(message) });
   return {
     plane,
@@ -80,6 +85,8 @@ export interface ApiWorker {
   mcpUrl: string;
   image: string;
   containerId: string;
+  /** The OCI runtime the worker runs under (runsc, runc). */
+  runtime?: string;
   error?: string;
 }
 

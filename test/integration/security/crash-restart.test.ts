@@ -44,7 +44,9 @@ describe("a worker container killed with SIGKILL mid-operation", () => {
     const outcome = inFlight.then(() => "answered", (error: unknown) => String(error));
     await new Promise((resolve) => setTimeout(resolve, 150));
     await docker.getContainer(worker.containerId).kill({ signal: "SIGKILL" });
-    expect(await outcome).toMatch(/answered|sandbox ended before answering/);
+    // The kill may also land before the bridge has taken the call (gVisor starts and stops
+    // differently): the session is then already gone, which is as clean an end.
+    expect(await outcome).toMatch(/answered|sandbox ended before answering|Session not found/);
     expect((await test.api<ApiWorker>("GET", `/v1/workers/${worker.id}`)).body.status).toBe("failed");
     expect(await readFile(path.join(worker.workspace, "kept.txt"), "utf8")).toBe("committed before the crash\n");
     expect((await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/start`)).body.status).toBe("running");

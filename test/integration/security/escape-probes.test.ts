@@ -7,13 +7,19 @@ import { createTempDir } from "../helpers/test-repo.js";
 let test: TestPlane;
 let worker: ApiWorker;
 let client: Client;
+/**
+ * Whether the worker runs under gVisor. Its processes then talk to gVisor's kernel, whose
+ * /proc shows some things differently; each probe says what it checks instead, and why.
+ */
+let gvisor: boolean;
 
 beforeAll(async () => {
   test = await startTestPlane();
   ({ worker } = await spawnWorker(test, await createTempDir("workcell-escape-")));
   ({ client } = await test.connect(worker.mcpUrl));
+  gvisor = worker.runtime === "runsc";
   const info = await docker.info();
-  process.stderr.write(`[security] Docker ${info.ServerVersion}, runc ${info.RuncCommit?.ID ?? "unknown"}, kernel ${info.KernelVersion}\n`);
+  process.stderr.write(`[security] Docker ${info.ServerVersion}, runc ${info.RuncCommit?.ID ?? "unknown"}, kernel ${info.KernelVersion}, worker runtime ${worker.runtime ?? "default"}\n`);
 });
 
 afterAll(async () => {
@@ -34,14 +40,33 @@ const syscall = (number: number, args = "") =>
 describe("escape probes inside a worker", () => {
   it("has no capabilities at all", async () => {
     const status = (await sh("grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status")).stdout;
-    expect(status.trim().split("\n").map((line) => line.split(/\s+/)[1])).toEqual(Array(5).fill("0000000000000000"));
+    // gVisor's /proc has no CapAmb line; the other four must be there and empty.
+    const values = status.trim().split("\n").map((line) => line.split(/\s+/)[1]);
+    expect(values).toEqual(Array(gvisor ? 4 : 5).fill("0000000000000000"));
   });
 
   it("runs with NoNewPrivs and a seccomp filter (mode 2), not as uid 0", async () => {
-    const status = (await sh("grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status; id -u")).stdout;
-    expect(status).toMatch(/NoNewPrivs:\s+1/);
-    expect(status).toMatch(/Seccomp:\s+2/);
+    const status = (await sh("grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status; python3 -c 'import ctypes; print(\"nnp\", ctypes.CDLL(None).prctl(39, 0, 0, 0, 0))'; id -u")).stdout;
+    expect(status).toMatch(/^nnp 1$/m);
     expect(status.trim().split("\n").at(-1)).not.toBe("0");
+    if (!gvisor) {
+      expect(status).toMatch(/NoNewPrivs:\s+1/);
+      expect(status).toMatch(/Seccomp:\s+2/);
+      return;
+    }
+    // Under gVisor, Docker's seccomp profile is not applied inside (runsc ignores it); the
+    // filter sits between gVisor's kernel and the host's: every thread of the sandbox
+    // process runs in seccomp mode 2, as nobody, outside the host's user namespace.
+    const sandboxPid = (await docker.getContainer(worker.containerId).inspect()).State.Pid;
+    const { readdir, readFile, readlink } = await import("node:fs/promises");
+    const threads = await readdir(`/proc/${sandboxPid}/task`);
+    expect(threads.length).toBeGreaterThan(0);
+    for (const thread of threads) {
+      const threadStatus = await readFile(`/proc/${sandboxPid}/task/${thread}/status`, "utf8");
+      expect(threadStatus, `thread ${thread}`).toMatch(/^Seccomp:\s+2$/m);
+      expect(threadStatus).toMatch(/^Uid:\s+65534\s/m);
+    }
+    expect(await readlink(`/proc/${sandboxPid}/ns/user`)).not.toBe(await readlink("/proc/self/ns/user"));
   });
 
   it("finds no Docker or containerd socket anywhere, and nothing answers on 2375/2376", async () => {
@@ -52,7 +77,14 @@ describe("escape probes inside a worker", () => {
   });
 
   it("cannot create namespaces, mount, use keyrings, perf, bpf or load modules", async () => {
-    expect((await sh("unshare -Ur true")).exitCode).not.toBe(0);
+    if (gvisor) {
+      // gVisor's kernel lets a process make a user namespace of its own; it exists only in
+      // gVisor, whose kernel the process still talks to.
+      expect((await sh("unshare -Ur cat /proc/version")).stdout.trim()).toBe((await sh("cat /proc/version")).stdout.trim());
+      expect((await sh("cat /proc/version")).stdout.trim()).not.toBe((await (await import("node:fs/promises")).readFile("/proc/version", "utf8")).trim());
+    } else {
+      expect((await sh("unshare -Ur true")).exitCode).not.toBe(0);
+    }
     expect((await sh("mkdir -p /tmp/m && mount -t tmpfs none /tmp/m")).exitCode).not.toBe(0);
     // keyctl(2) = 250, perf_event_open = 298, bpf = 321, init_module = 175, finit_module = 313 on x86_64.
     for (const [name, number, args] of [
@@ -63,7 +95,7 @@ describe("escape probes inside a worker", () => {
       ["finit_module", 313, "0, 0, 0"],
     ] as const) {
       const result = (await syscall(number, args)).stdout.trim();
-      expect(result, name).toMatch(/^-1 (EPERM|ENOSYS|EACCES|EFAULT|EBADF|EINVAL)$/);
+      expect(result, name).toMatch(/^-1 (EPERM|ENOSYS|EACCES|EFAULT|EBADF|EINVAL|ENODEV)$/);
       expect(result, `${name} must not succeed`).not.toMatch(/^0 /);
     }
   });
@@ -79,6 +111,15 @@ describe("escape probes inside a worker", () => {
 
   it("has no block devices and cannot mknod", async () => {
     expect((await sh("find /dev -type b 2>/dev/null | wc -l")).stdout.trim()).toBe("0");
+    if (gvisor) {
+      // gVisor's kernel creates device nodes in its own tmpfs, but it has no host device
+      // behind them: a block node for the host's first disk cannot be opened.
+      await sh("mknod /tmp/sda b 8 0");
+      const opened = await sh("python3 -c \"import os; os.open('/tmp/sda', os.O_RDONLY)\"");
+      expect(opened.exitCode).not.toBe(0);
+      expect(opened.stderr).toMatch(/No such device|Permission denied|Operation not permitted|No such file/);
+      return;
+    }
     expect((await sh("mknod /tmp/sda b 8 0")).exitCode).not.toBe(0);
     expect((await sh("python3 -c \"import os, stat; os.mknod('/tmp/c', stat.S_IFCHR | 0o600, os.makedev(1, 3))\"")).exitCode).not.toBe(0);
   });
@@ -87,11 +128,17 @@ describe("escape probes inside a worker", () => {
     const pids = (await sh("ls /proc | grep -E '^[0-9]+$' | wc -l")).stdout.trim();
     expect(Number(pids)).toBeLessThan(30);
     expect((await sh("cat /proc/1/cmdline | tr '\\0' ' '")).stdout).toMatch(/docker-init|tini|sleep|node/);
+    expect((await sh("hostname")).stdout.trim()).not.toBe((await import("node:os")).hostname());
+    if (gvisor) {
+      // gVisor's kernel is the worker's kernel: none of the host's namespaces is visible,
+      // and /proc/self/ns lists only its own PID namespace.
+      expect((await sh("readlink /proc/self/ns/pid")).stdout.trim()).not.toBe(await (await import("node:fs/promises")).readlink("/proc/self/ns/pid"));
+      return;
+    }
     const hostNs = await Promise.all(["pid", "ipc", "uts"].map(async (ns) => (await import("node:fs/promises")).readlink(`/proc/self/ns/${ns}`)));
     const containerNs = (await sh("readlink /proc/self/ns/pid /proc/self/ns/ipc /proc/self/ns/uts")).stdout.trim().split("\n");
     expect(containerNs).toHaveLength(3);
     containerNs.forEach((ns, index) => expect(ns).not.toBe(hostNs[index]));
-    expect((await sh("hostname")).stdout.trim()).not.toBe((await import("node:os")).hostname());
   });
 
   it("mounts only what it should, with the expected flags", async () => {
@@ -106,9 +153,13 @@ describe("escape probes inside a worker", () => {
     expect(byTarget.get("/workspace")?.options).toContain("rw");
     expect(byTarget.get("/run/workcell")?.options).toContain("ro");
     expect(byTarget.get("/sys")?.options).toContain("ro");
-    expect(byTarget.get("/proc/sys")?.options).toContain("ro");
-    for (const scratch of ["/tmp", "/home/agent"]) expect(byTarget.get(scratch)).toMatchObject({ fsType: "tmpfs", options: expect.arrayContaining(["nosuid", "nodev"]) });
-    const fromHostDisk = mounts.filter((m) => !["proc", "tmpfs", "devpts", "mqueue", "sysfs", "cgroup", "cgroup2", "overlay", "shm"].includes(m.fsType));
+    // gVisor serves /proc/sys from its own kernel (no separate mount; the core_pattern probe
+    // covers writes), and its tmpfs reports no nosuid/nodev: there are no setuid programs,
+    // no-new-privileges holds, and no host device exists behind any node.
+    if (!gvisor) expect(byTarget.get("/proc/sys")?.options).toContain("ro");
+    for (const scratch of ["/tmp", "/home/agent"]) expect(byTarget.get(scratch)).toMatchObject({ fsType: "tmpfs", ...(gvisor ? {} : { options: expect.arrayContaining(["nosuid", "nodev"]) }) });
+    // Host-backed mounts: bind mounts under runc, 9p (served by gVisor's gofer) under runsc.
+    const fromHostDisk = mounts.filter((m) => m.target !== "/" && !["proc", "tmpfs", "devpts", "mqueue", "sysfs", "cgroup", "cgroup2", "overlay", "shm"].includes(m.fsType));
     const writable = fromHostDisk.filter((m) => m.options.includes("rw")).map((m) => m.target);
     expect(writable).toEqual(["/workspace"]);
     // docker-init is the init process (Init: true), bind-mounted read-only by the engine.
@@ -132,7 +183,9 @@ describe("escape probes inside a worker", () => {
         })();
     const targets = listing.trim().split("\n").filter(Boolean);
     expect(targets.length).toBeGreaterThan(2);
-    for (const target of targets) expect(target, target).toMatch(/^(pipe:|socket:|anon_inode:|\/dev\/null$|\/workspace|\/opt\/workcell\/|\/tmp\/|\/run\/workcell\/)/);
+    // Under gVisor the exec's stdio pipes are host descriptors passed in, shown as host:[n].
+    const allowed = gvisor ? /^(pipe:|socket:|anon_inode:|host:\[\d+\]$|\/dev\/null$|\/workspace|\/opt\/workcell\/|\/tmp\/|\/run\/workcell\/)/ : /^(pipe:|socket:|anon_inode:|\/dev\/null$|\/workspace|\/opt\/workcell\/|\/tmp\/|\/run\/workcell\/)/;
+    for (const target of targets) expect(target, target).toMatch(allowed);
   });
 
   it("has no setuid or setgid program to try", async () => {
@@ -159,7 +212,9 @@ describe("docker inspect of every worker matches its policy", () => {
       expect(host.CapDrop).toEqual(["ALL"]);
       expect(host.CapAdd ?? []).toEqual([]);
       expect(host.ReadonlyRootfs).toBe(true);
-      expect(host.PidsLimit).toBeGreaterThan(0);
+      // gVisor caps the sandbox's processes with RLIMIT_NPROC instead (see container-spec.ts).
+      if (host.Runtime === "runsc") expect(host.Ulimits?.find((limit) => limit.Name === "nproc")?.Hard).toBeGreaterThan(0);
+      else expect(host.PidsLimit).toBeGreaterThan(0);
       expect(host.Memory).toBeGreaterThan(0);
       expect(host.MemorySwap).toBe(host.Memory);
       expect(host.NanoCpus).toBeGreaterThan(0);

@@ -32,6 +32,15 @@ describe("buildContainerSpec", () => {
     expect(spec.env).toContain("FOO=bar");
   });
 
+  it("under gVisor caps the sandbox's processes with RLIMIT_NPROC instead of the engine's PID limit", () => {
+    const options = { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] };
+    const resources = { cpus: 1, memoryMb: 512, pids: 64, tmpMb: 64, diskMb: 1024 };
+    expect(buildContainerSpec(sampleWorker({ runtime: "runsc", resources }), options)).toMatchObject({ pids: 0, maxUserProcesses: 64, runtime: "runsc" });
+    const underRunc = buildContainerSpec(sampleWorker({ runtime: "runc", resources }), options);
+    expect(underRunc.pids).toBe(64);
+    expect(underRunc.maxUserProcesses).toBeUndefined();
+  });
+
   it("never asks for more CPUs than the engine has", () => {
     const big = buildContainerSpec(sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64, diskMb: 1024 } }), { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] });
     expect(big.cpus).toBe(2);

@@ -30,7 +30,7 @@ function makeApp(driver: Partial<ContainerDriver> = {}) {
     token: TOKEN,
     manager,
     bridge: {} as WorkerBridge,
-    driver: { info: async () => ({ serverVersion: "1", apiVersion: "1.41", os: "x", containers: 0, cpus: 2, memoryBytes: 1 }), ...driver } as ContainerDriver,
+    driver: { info: async () => ({ serverVersion: "1", apiVersion: "1.41", os: "x", containers: 0, cpus: 2, memoryBytes: 1, runtimes: ["runc", "runsc"], runtimeDetails: { runsc: { path: "/usr/bin/runsc", args: ["--network=none", "--host-uds=open"] } }, runcVersion: undefined }), ...driver } as ContainerDriver,
     allowedHosts: () => allowedHostHeaders("127.0.0.1", 7070),
     baseUrl: () => "http://127.0.0.1:7070",
     maxBodyBytes: 1024,
@@ -50,6 +50,13 @@ describe("control plane HTTP guards", () => {
     const response = await makeApp().request("/health", { headers: { host: "127.0.0.1:7070" } });
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ ok: true, docker: { available: true } });
+  });
+
+  it("says on /health which runtime workers get: runsc when the engine offers it", async () => {
+    const response = await makeApp().request("/health", { headers: { host: "127.0.0.1:7070" } });
+    const body = (await response.json()) as { docker: { runtime: { exceptions: string[] } } };
+    expect(body).toMatchObject({ docker: { runtime: { runtime: "runsc", source: "default", offered: ["runc", "runsc"] } } });
+    expect(body.docker.runtime.exceptions).toEqual([expect.stringMatching(/^workers with net: true run under runc: .*--network=none/)]);
   });
 
   it("reports an unreachable engine on /health with 503 and the fix", async () => {
