@@ -101,22 +101,33 @@ export class ApprovalQueue {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + settings.timeoutMs).toISOString(),
     };
-    await this.store.putApproval(approval);
-    await this.hooks.event(input.workerId, "approval_requested", { approvalId: approval.id, tool: input.tool, args: input.input, description: input.description, sessionId: input.sessionId });
-    return new Promise<ApprovalAnswer>((resolve) => {
+    // The waiter exists before the record can be seen: a reviewer who decides the moment the
+    // approval is listed must find the call still waiting, not an "abandoned" one.
+    let waiter: Waiter | undefined;
+    const answer = new Promise<ApprovalAnswer>((resolve) => {
       const timer = setTimeout(() => {
         void this.settle(approval.id, settings.onTimeout === "approve" ? { decision: "approve", reason: "approved on timeout" } : { decision: "reject", reason: `no decision within ${settings.timeoutMs} ms` }, "timed_out");
       }, settings.timeoutMs);
       timer.unref();
-      this.waiters.set(approval.id, { resolve, timer });
-      const withdraw = () =>
-        void (signal.reason === "session_closed"
-          ? this.settle(approval.id, { decision: "reject", reason: "the MCP session ended while waiting" }, "abandoned")
-          : this.settle(approval.id, { decision: "reject", reason: "the agent cancelled the call" }, "cancelled"));
-      // A withdrawal that came while the record was being written still counts.
-      if (signal.aborted) withdraw();
-      else signal.addEventListener("abort", withdraw, { once: true });
+      waiter = { resolve, timer };
+      this.waiters.set(approval.id, waiter);
     });
+    try {
+      await this.store.putApproval(approval);
+      await this.hooks.event(input.workerId, "approval_requested", { approvalId: approval.id, tool: input.tool, args: input.input, description: input.description, sessionId: input.sessionId });
+    } catch (error) {
+      if (waiter !== undefined) clearTimeout(waiter.timer);
+      this.waiters.delete(approval.id);
+      throw error;
+    }
+    const withdraw = () =>
+      void (signal.reason === "session_closed"
+        ? this.settle(approval.id, { decision: "reject", reason: "the MCP session ended while waiting" }, "abandoned")
+        : this.settle(approval.id, { decision: "reject", reason: "the agent cancelled the call" }, "cancelled"));
+    // A withdrawal that came while the record was being written still counts.
+    if (signal.aborted) withdraw();
+    else signal.addEventListener("abort", withdraw, { once: true });
+    return answer;
   }
 
   /** A reviewer's decision; deciding twice is a conflict. */

@@ -23,6 +23,19 @@ const waitFor = async (condition: () => Promise<boolean>) => {
 };
 
 describe("ApprovalQueue", () => {
+  it("lets a reviewer decide an approval the moment it is listed, while its event is still being written", async () => {
+    let releaseEvent: () => void = () => undefined;
+    const requested = new Promise<undefined>((resolve) => (releaseEvent = () => resolve(undefined)));
+    const slowHooks = { event: async (_workerId: string, type: string) => (type === "approval_requested" ? requested : undefined), grantForLife: async () => undefined };
+    const queue = new ApprovalQueue(store, slowHooks);
+    const call = queue.request(request("w1", { path: "a.txt" }), approvalDefaults(), new AbortController().signal);
+    await waitFor(async () => (await queue.list({ status: "pending" })).length === 1);
+    const [listed] = await queue.list({ status: "pending" });
+    await expect(queue.decide(listed?.id ?? "", { decision: "approve" })).resolves.toMatchObject({ status: "approved" });
+    releaseEvent();
+    await expect(call).resolves.toMatchObject({ decision: "approve" });
+  });
+
   it("refuses more pending approvals per worker than the cap, stores none of the refused, and frees a place once one is decided", async () => {
     const queue = new ApprovalQueue(store, hooks, { maxPendingPerWorker: 2 });
     const controller = new AbortController();
