@@ -11,7 +11,7 @@ export const TOOLS_PATH = "/opt/workcell/workcell-tools.mjs";
  * open its /proc/<pid>/fd, read its memory or ptrace it: its stdio, the channel to the
  * control plane, cannot be written by anything but itself.
  */
-export const PROTECTED_NODE = "/opt/workcell/bin/node";
+export const PROTECTED_NODE = "/usr/libexec/workcell-node";
 
 /** The readable node, for runtimes that cannot exec a binary the process may not read. */
 const PLAIN_NODE = "node";

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { mcpServerArgv, PROTECTED_NODE, runsExecuteOnly, TOOLS_PATH, toolsArgv } from "../../../../runtime/workers/in-container.js";
 
@@ -11,5 +12,11 @@ describe("the argv of workcell's in-container programs", () => {
     expect(runsExecuteOnly("runsc")).toBe(false);
     expect(runsExecuteOnly("runsc-debug")).toBe(false);
     expect(mcpServerArgv("runsc")).toEqual(["node", TOOLS_PATH, "mcp"]);
+  });
+
+  it("names the node the sandbox image installs execute-only and root-owned", async () => {
+    const dockerfile = await readFile(new URL("../../../../Dockerfile.sandbox", import.meta.url), "utf8");
+    expect(dockerfile).toContain(`chown root:root ${PROTECTED_NODE}`);
+    expect(dockerfile).toContain(`chmod 0111 ${PROTECTED_NODE}`);
   });
 });
