@@ -135,4 +135,32 @@ describe.each(["runc", "runsc"])("bind sources under %s", (runtime) => {
     expect(patched.body.error.details?.field).toBe("permissions.read");
     expect((await test.api<{ permissions: { read: string[] } }>("GET", `/v1/workers/${worker.id}/permissions`)).body.permissions.read).toEqual([]);
   });
+
+  it("a permission prompt for /var/run approved for the worker's life is refused, naming permissions.read", async () => {
+    const worker = await spawnOn(test, repo, { permissions: { prompt: true } });
+    spawned.push(worker.id);
+    const { client } = await test.connect(worker.mcpUrl);
+    try {
+      const call = client.callTool({ name: "list_directory", arguments: { path: "/var/run" } }).catch(() => undefined);
+      let approvals: { id: string; input: { kind?: string; target?: string } }[] = [];
+      await expect
+        .poll(async () => {
+          approvals = (await test.api<{ approvals: typeof approvals }>("GET", `/v1/approvals?status=pending&workerId=${worker.id}`)).body.approvals;
+          return approvals.length;
+        }, { timeout: 10_000, interval: 100 })
+        .toBe(1);
+      expect(approvals[0]?.input).toMatchObject({ kind: "read", target: "/var/run" });
+      // The approval is stored before its call starts waiting; the event comes between the two.
+      await expect
+        .poll(async () => (await test.api<{ events: { type: string }[] }>("GET", `/v1/workers/${worker.id}/events`)).body.events.some((event) => event.type === "approval_requested"), { timeout: 10_000, interval: 100 })
+        .toBe(true);
+      const decided = await test.api<{ error?: { details?: { field?: string } } }>("POST", `/v1/approvals/${approvals[0]?.id}`, { decision: "approve", scope: "worker" });
+      expect(decided.status).toBe(400);
+      expect(decided.body.error?.details?.field).toBe("permissions.read");
+      await call;
+      expect((await test.api<{ permissions: { read: string[] } }>("GET", `/v1/workers/${worker.id}/permissions`)).body.permissions.read).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
 });
