@@ -34,14 +34,15 @@ async function snapshotTree(dir: string): Promise<Map<string, string>> {
   return found;
 }
 
-describe("a warm-pool claim never shares an inode with the source repository", () => {
+// watchdog: the workspace stays on the source's filesystem, where git could hardlink;
+// auto: the workspace is its own filesystem image (when the host allows it).
+describe.each(["watchdog", "auto"] as const)("a warm-pool claim never shares an inode with the source repository (disk quota %s)", (diskQuota) => {
   let test: TestPlane;
   let repo: string;
   const spawned: string[] = [];
 
   beforeAll(async () => {
-    // watchdog: the workspace stays on the source's filesystem, where git could hardlink.
-    test = await startTestPlane(undefined, { poolSize: 1, diskQuota: "watchdog" });
+    test = await startTestPlane(undefined, { poolSize: 1, diskQuota });
     repo = await createTestRepo(await createTempDir("workcell-pool-source-"));
     expect(await test.plane.pool?.waitReady(1, 60_000)).toBe(true);
   });
