@@ -2,6 +2,8 @@ import { lchown, lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 
+const CHOWN_BATCH = 256;
+
 /** What chownTree needs to know about one entry (a subset of fs.Stats). */
 export interface TreeEntryStats {
   readonly dev: number;
@@ -36,9 +38,9 @@ export async function chownTree(root: string, uid: number, gid: number): Promise
   const owned: string[] = [root];
   const pending: string[] = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
-    for (const name of await readdir(dir)) {
-      const entry = path.join(dir, name);
-      const stats = await lstat(entry);
+    const parent = dir;
+    const entries = await Promise.all((await readdir(parent)).map(async (name) => ({ entry: path.join(parent, name), stats: await lstat(path.join(parent, name)) })));
+    for (const { entry, stats } of entries) {
       const reason = refuseForeignEntry(stats, rootStats.dev);
       if (reason !== undefined) {
         throw new AppError("internal", `Refusing to hand ${entry} to the sandbox user: it ${reason}. Expected only files the clone created for this workspace; nothing was chowned.`);
@@ -47,5 +49,7 @@ export async function chownTree(root: string, uid: number, gid: number): Promise
       if (stats.isDirectory()) pending.push(entry);
     }
   }
-  for (const entry of owned) await lchown(entry, uid, gid);
+  for (let start = 0; start < owned.length; start += CHOWN_BATCH) {
+    await Promise.all(owned.slice(start, start + CHOWN_BATCH).map((entry) => lchown(entry, uid, gid)));
+  }
 }
