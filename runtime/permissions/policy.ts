@@ -95,6 +95,8 @@ function normalizeHostPath(raw: string, field: string, dataDir: string): string 
   }
   const reserved = RESERVED_TARGETS.find((target) => isInside(normalized, target));
   if (reserved !== undefined) throw new PolicyError(field, `"${raw}" would be mounted over the sandbox's own ${reserved}; copy what is needed elsewhere and grant that path.`);
+  const covered = RESERVED_TARGETS.find((target) => isInside(target, normalized));
+  if (covered !== undefined) throw new PolicyError(field, `"${raw}" contains ${covered}, which the sandbox needs for itself (or which belongs to the container engine); grant the directories below it that the worker needs.`);
   return normalized;
 }
 

@@ -8,6 +8,7 @@ import { admitEnv } from "../permissions/env-grant.js";
 import { isInside } from "../permissions/policy.js";
 import type { CreateWorkerInput, Worker } from "./worker.js";
 import { assertGrantsExist, policyFromInput } from "./worker-policy.js";
+import { admitBindSources } from "./bind-sources.js";
 
 /** What planning a worker needs to know about the control plane. */
 export interface CreationContext {
@@ -33,6 +34,7 @@ export interface CreationContext {
 export async function planWorker(input: CreateWorkerInput, context: CreationContext): Promise<{ worker: Worker; secrets: string[]; runtimeNote: string | undefined }> {
   const policy = policyFromInput(input.permissions, context.dataDir);
   await assertGrantsExist(policy);
+  const bindSources = await admitBindSources(policy, context.hostEnv);
   const admitted = admitEnv(policy, input.env ?? {}, context.hostEnv);
   if (admitted.refused.length > 0 && policy.mode === "enforce") {
     throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
@@ -73,6 +75,7 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
     desired: "running",
     env: admitted.env,
     objectDirs: [...source.objectDirs],
+    bindSources,
   };
   const secrets = [...Object.values(input.env ?? {}), ...Object.values(admitted.env), ...Object.values(input.agent?.env ?? {})];
   return { worker, secrets, runtimeNote: runtime.note };

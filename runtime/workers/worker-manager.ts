@@ -23,6 +23,7 @@ import type { ExportResult } from "./export-branch.js";
 import { diffWorker, execInWorker, exportWorker, type OperationContext } from "./worker-operations.js";
 import { planWorker } from "./worker-creation.js";
 import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
+import { admitBindSources, verifyBindSources } from "./bind-sources.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
@@ -311,7 +312,8 @@ export class WorkerManager {
       const merged = { ...toPermissionsInput(worker.permissions), ...input };
       const policy = policyFromInput(merged, this.deps.config.dataDir);
       await assertGrantsExist(policy);
-      const updated = { ...worker, permissions: policy };
+      const bindSources = await admitBindSources(policy, this.deps.hostEnv, worker.bindSources);
+      const updated = { ...worker, permissions: policy, bindSources };
       // Refuses (before any change) a policy the worker's requested runtime cannot carry.
       const nextStart = this.withRuntime(updated);
       await writePolicyFile(this.runDir(id), policy, worker.approvals);
@@ -402,9 +404,12 @@ export class WorkerManager {
       containerId = undefined;
     } else if (existing === undefined) containerId = undefined;
     if (containerId === undefined) {
+      // Docker follows symlinks in bind sources: check them right before each create and start.
+      await verifyBindSources(worker.id, worker.permissions, worker.bindSources);
       containerId = await driver.create(spec);
       await this.save({ ...worker, containerId });
     }
+    await verifyBindSources(worker.id, worker.permissions, worker.bindSources);
     await driver.start(containerId);
     if (usesEgressProxy(worker.permissions)) await this.egress.waitForForwarder(containerId);
     const started: Worker = { ...worker, containerId, status: "running", error: undefined, startedAt: new Date().toISOString() };
@@ -461,14 +466,13 @@ export class WorkerManager {
    */
   private async claimSlot(worker: Worker, slot: PoolSlot): Promise<Worker> {
     const workerDir = this.workerDir(worker.id);
-    const hardlinks = (await stat(worker.objectDirs[0] ?? "/").then((s) => s.uid, () => -1)) !== this.deps.sandboxUser.uid;
     const pooled: Worker = { ...worker, objectDirs: [], containerId: slot.containerId };
     try {
       await mkdir(path.dirname(workerDir), { recursive: true, mode: 0o700 });
       // The container's mounts follow the directory, not its name.
       await rename(slot.dir, workerDir);
       await pinBase(worker.repo, worker.id, worker.baseCommit);
-      await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit, { hardlinks });
+      await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
       // The slot was the control plane's until now (see WorkerPool); hand it to the sandbox user.
       await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
       await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);

@@ -123,6 +123,8 @@ export const WorkerSchema = z.object({
   /** Env vars given to the container; values never appear in API answers. */
   env: z.record(z.string(), z.string()),
   objectDirs: z.array(z.string()),
+  /** What each granted host path was when the grant was accepted (checked before every create and start). */
+  bindSources: z.array(z.object({ path: z.string(), dev: z.string(), ino: z.string() })).optional(),
   error: z.string().optional(),
   lastExport: z.object({ branch: z.string(), commit: z.string(), at: z.string() }).optional(),
   /** The finish gate's memory, reported by the worker's tools and handed back to each MCP session. */
@@ -131,7 +133,7 @@ export const WorkerSchema = z.object({
 export type Worker = z.infer<typeof WorkerSchema>;
 
 /** A worker as the API answers it: the stored fields minus what never leaves the control plane, plus derived ones. */
-export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs: true, env: true, gate: true, audit: true, agent: true }).extend({
+export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs: true, bindSources: true, env: true, gate: true, audit: true, agent: true }).extend({
   mcpUrl: z.string(),
   envNames: z.array(z.string()),
   network: z.enum(["none", "proxied", "bridged"]),
@@ -146,7 +148,7 @@ export type RemoveResult = z.infer<typeof RemoveResultSchema>;
 
 /** Fields that never leave the control plane. */
 export function toPublicWorker(worker: Worker, baseUrl: string) {
-  const { desired: _desired, objectDirs: _objectDirs, env, gate, audit: _audit, agent, ...visible } = worker;
+  const { desired: _desired, objectDirs: _objectDirs, bindSources: _bindSources, env, gate, audit: _audit, agent, ...visible } = worker;
   return {
     ...visible,
     mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`,

@@ -1,4 +1,4 @@
-import { lchown, mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 import { runHostGit } from "../git/host-git.js";
@@ -26,21 +26,15 @@ export async function createSharedClone(repo: string, workspace: string, branch:
 /**
  * Materialises a workspace in an existing empty directory (a warm pool slot, already
  * mounted in its container) as a standalone clone: the container has no mount for the
- * source's objects, so they are hardlinked when that is safe — the files stay read-only to
- * the sandbox user because it does not own them — and copied otherwise.
+ * source's objects, so they are copied, never hardlinked (`--no-hardlinks`). A hardlinked
+ * object would share its inode with the source repository, and handing the workspace to
+ * the sandbox user would then give it the user's own object files.
  */
-export async function createStandaloneClone(repo: string, workspace: string, branch: string, baseCommit: string, options: { hardlinks: boolean }): Promise<void> {
-  const clone = await runHostGit(path.dirname(workspace), ["clone", "--quiet", "--no-checkout", "--template=", ...(options.hardlinks ? [] : ["--no-hardlinks"]), "--", repo, workspace]);
+export async function createStandaloneClone(repo: string, workspace: string, branch: string, baseCommit: string): Promise<void> {
+  const clone = await runHostGit(path.dirname(workspace), ["clone", "--quiet", "--no-checkout", "--template=", "--no-hardlinks", "--", repo, workspace]);
   if (clone.exitCode !== 0) throw new AppError("internal", `Could not clone ${repo}: ${clone.stderr.trim()}`);
   const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
   if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
 }
 
-/** Hands a freshly made tree to the sandbox user (needed when the control plane runs as root). */
-export async function chownTree(root: string, uid: number, gid: number): Promise<void> {
-  await lchown(root, uid, gid);
-  const entries = await readdir(root, { withFileTypes: true, recursive: true });
-  // `parentPath` is Node ≥ 20.12; earlier 20.x releases call it `path`.
-  const parentOf = (entry: (typeof entries)[number]) => entry.parentPath ?? (entry as unknown as { path: string }).path;
-  await Promise.all(entries.map((entry) => lchown(path.join(parentOf(entry), entry.name), uid, gid)));
-}
+export { chownTree } from "./chown-tree.js";

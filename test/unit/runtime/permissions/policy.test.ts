@@ -64,6 +64,9 @@ describe("normalizePolicy", () => {
     expect(fieldOf({ read: ["/var/lib/workcell/workers"] })).toBe("read");
     expect(fieldOf({ read: ["/var/lib"] })).toBe("read");
     expect(fieldOf({ write: ["/etc/ssl"] })).toBe("write");
+    expect(fieldOf({ read: ["/run"] })).toBe("read");
+    expect(fieldOf({ write: ["/home"] })).toBe("write");
+    expect(fieldOf({ read: ["/var"] })).toBe("read");
     expect(fieldOf({ net: ["nope nope"] })).toBe("net");
     expect(fieldOf({ deny: { net: ["bad host!"] } })).toBe("deny.net");
     expect(fieldOf({ read: ["/srv/a"], deny: { read: ["/srv"] } })).toBe("deny.read");
