@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionSlots } from "../../../../runtime/net/connection-slots.js";
-import { EgressProxy, type EgressProxyOptions } from "../../../../runtime/net/egress-proxy.js";
+import { EgressProxy, type EgressDecider, type EgressProxyOptions } from "../../../../runtime/net/egress-proxy.js";
 
 let dir: string;
 let target: Server;
@@ -33,7 +33,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function startProxy(name: string, options: EgressProxyOptions, decide = () => ({ allowed: true as const })): Promise<EgressProxy> {
+async function startProxy(name: string, options: EgressProxyOptions, decide: EgressDecider = () => ({ allowed: true })): Promise<EgressProxy> {
   const proxy = new EgressProxy(path.join(dir, `${name}.sock`), decide, options);
   await proxy.start();
   proxies.push(proxy);
