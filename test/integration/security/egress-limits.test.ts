@@ -95,7 +95,7 @@ describe.each(["runc", "runsc"])("egress proxy limits under %s", (runtime) => {
       if (again !== "200") await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(again).toBe("200");
-  });
+  }, 300_000);
 
   it("refuses IPv4-mapped, hex and short forms of a loopback address that is not granted, before connecting", async () => {
     const worker = await spawn({ net: [`example.invalid:${loopback.port}`], deny: { net: ["127.0.0.1"] } });
