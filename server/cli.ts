@@ -4,6 +4,7 @@ import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { AppError } from "../runtime/errors/app-error.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { runClientCommand } from "./cli/commands.js";
+import { escapeControls } from "./cli/terminal-text.js";
 import { CliError } from "./cli/connection.js";
 import { PROJECT_ROOT, startControlPlane } from "./control-plane.js";
 
@@ -64,7 +65,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     const message = error instanceof AppError || error instanceof CliError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`workcell: ${message}\n`);
+    // A server error may quote worker-controlled text (a path, a command).
+    process.stderr.write(`workcell: ${escapeControls(message)}\n`);
     process.exitCode = error instanceof CliError ? error.exitCode : 1;
   },
 );

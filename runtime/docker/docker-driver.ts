@@ -1,6 +1,7 @@
 import { PassThrough, Writable } from "node:stream";
 import Docker from "dockerode";
 import { AppError } from "../errors/app-error.js";
+import { seccompSecurityOpt } from "./seccomp-profile.js";
 import type {
   BuildProgress,
   ContainerDriver,
@@ -91,7 +92,7 @@ export class DockerDriver implements ContainerDriver {
         HostConfig: {
           NetworkMode: spec.networkMode,
           CapDrop: ["ALL"],
-          SecurityOpt: ["no-new-privileges:true"],
+          SecurityOpt: ["no-new-privileges:true", seccompSecurityOpt()],
           Privileged: false,
           ReadonlyRootfs: true,
           Init: true,

@@ -1,3 +1,5 @@
+import { canonicalHost, parseIpv6Literal } from "../net/ip-address.js";
+
 /** A parsed network grant: a host (or `*.suffix` wildcard) and an optional port. */
 export interface HostPattern {
   readonly host: string;
@@ -40,16 +42,18 @@ export function parseHostPattern(raw: string): HostPattern | string {
   if (port !== null && (port < 1 || port > 65_535)) return `"${raw}": the port must be a number from 1 to 65535`;
   const wildcard = host.startsWith("*.");
   const bare = wildcard ? host.slice(2) : host;
-  if (bracketed) return { host, port, wildcard: false };
+  if (bracketed) return parseIpv6Literal(host) === undefined ? `"${raw}" is not a valid IPv6 address` : { host: canonicalHost(host), port, wildcard: false };
   if (host.includes("*") && !wildcard) return `"${raw}": a wildcard may only be a leading "*." as in "*.example.com"`;
   if (!isIpv4(bare) && !HOSTNAME.test(bare)) return `"${raw}" is not a valid host name or IPv4 address`;
   if (wildcard && isIpv4(bare)) return `"${raw}": wildcards apply to host names, not addresses`;
-  return { host: bare, port, wildcard };
+  // "127.1", "0x7f.0.0.1" and "2130706433" are 127.0.0.1 to the resolver; grant and match them as that.
+  return { host: wildcard ? bare : canonicalHost(bare), port, wildcard };
 }
+
 
 /** Whether a grant pattern covers a concrete host and port. Pure. */
 export function hostMatches(pattern: HostPattern, host: string, port: number): boolean {
-  const target = host.toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const target = canonicalHost(host);
   if (pattern.port !== null && pattern.port !== port) return false;
   if (pattern.wildcard) return target.endsWith(`.${pattern.host}`);
   return target === pattern.host;

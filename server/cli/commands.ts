@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
 import { CliError, request, resolveConnection, type Connection } from "./connection.js";
 import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
+import { escapeControls, stringifyForTerminal } from "./terminal-text.js";
 
 /** What a command needs from the process. */
 export interface CliContext {
@@ -121,7 +122,9 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
   }
   const connection = await resolveConnection({ url: flags.url as string | undefined, token: flags.token as string | undefined }, ctx.env);
   const json = flags.json === true;
-  const print = (value: unknown, human: () => string) => ctx.stdout(`${json ? JSON.stringify(value, null, 2) : human()}\n`);
+  // Everything printed below that came from the server passes through `safe` before any colour is added.
+  const print = (value: unknown, human: () => string) => ctx.stdout(`${json ? stringifyForTerminal(value) : human()}\n`);
+  const safe = escapeControls;
   const [first] = positionals;
 
   switch (command) {
@@ -136,7 +139,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       if (flags.cpus) resources.cpus = Number(flags.cpus);
       if (Object.keys(resources).length > 0) body.resources = resources;
       const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () => request<Worker>(connection, "POST", "/v1/workers", body));
-      print(worker, () => `${color(ctx, 1, worker.id)} ${statusColor(ctx, worker.status)} on ${worker.branch}\nMCP: ${worker.mcpUrl}`);
+      print(worker, () => `${color(ctx, 1, safe(worker.id))} ${statusColor(ctx, safe(worker.status))} on ${safe(worker.branch)}\nMCP: ${safe(worker.mcpUrl)}`);
       return 0;
     }
     case "ls": {
@@ -144,7 +147,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       print({ workers }, () =>
         workers.length === 0
           ? "no workers"
-          : table([["ID", "NAME", "STATUS", "BRANCH", "NETWORK", "REPO"], ...workers.map((w) => [w.id, w.name, statusColor(ctx, w.status), w.branch, w.network ?? "none", w.repo])]),
+          : table([["ID", "NAME", "STATUS", "BRANCH", "NETWORK", "REPO"], ...workers.map((w) => [safe(w.id), safe(w.name), statusColor(ctx, safe(w.status)), safe(w.branch), safe(w.network ?? "none"), safe(w.repo)])]),
       );
       return 0;
     }
@@ -155,10 +158,11 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
         command: rest.length === 1 ? rest[0] : rest,
         ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
       });
-      if (json) ctx.stdout(`${JSON.stringify(result, null, 2)}\n`);
+      if (json) ctx.stdout(`${stringifyForTerminal(result)}\n`);
       else {
-        ctx.stdout(result.stdout);
-        ctx.stderr(result.stderr);
+        // On a terminal the command's output is shown with its escapes made visible; piped, it stays byte for byte.
+        ctx.stdout(ctx.isTty ? safe(result.stdout) : result.stdout);
+        ctx.stderr(ctx.isTty ? safe(result.stderr) : result.stderr);
         if (result.timedOut) ctx.stderr("workcell: the command timed out and was killed\n");
       }
       return result.exitCode ?? 124;
@@ -172,7 +176,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     case "diff": {
       const diff = await request<{ files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}/diff`);
       print(diff, () =>
-        diff.patch
+        safe(diff.patch)
           .split("\n")
           .map((line) => (line.startsWith("+") && !line.startsWith("+++") ? color(ctx, 32, line) : line.startsWith("-") && !line.startsWith("---") ? color(ctx, 31, line) : line))
           .join("\n"),
@@ -181,19 +185,19 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     }
     case "export": {
       const result = await request<{ branch: string; commit: string; repo: string }>(connection, "POST", `/v1/workers/${need(first, "the worker id", command)}/export`, flags.branch ? { branch: flags.branch } : {});
-      print(result, () => `exported ${result.commit.slice(0, 12)} to ${result.branch} in ${result.repo}`);
+      print(result, () => safe(`exported ${result.commit.slice(0, 12)} to ${result.branch} in ${result.repo}`));
       return 0;
     }
     case "rm": {
       const query = flags["keep-workspace"] ? "?keepWorkspace=true" : "";
       const result = await request<{ id: string; status: string; workspace?: string }>(connection, "DELETE", `/v1/workers/${need(first, "the worker id", command)}${query}`);
-      print(result, () => `removed ${result.id}${result.workspace ? ` (workspace kept at ${result.workspace})` : ""}`);
+      print(result, () => safe(`removed ${result.id}${result.workspace ? ` (workspace kept at ${result.workspace})` : ""}`));
       return 0;
     }
     case "logs": {
       const id = need(first, "the worker id", command);
       const { events } = await request<{ events: { seq: number; ts: string; type: string; tool?: string; durationMs?: number; isError?: boolean }[] }>(connection, "GET", `/v1/workers/${id}/events?limit=1000`);
-      const line = (e: (typeof events)[number]) => (json ? JSON.stringify(e) : `${e.ts} ${e.type}${e.tool ? ` ${e.tool}` : ""}${e.durationMs !== undefined ? ` (${e.durationMs} ms)` : ""}${e.isError ? color(ctx, 31, " error") : ""}`);
+      const line = (e: (typeof events)[number]) => (json ? stringifyForTerminal(e, 0) : `${safe(`${e.ts} ${e.type}${e.tool ? ` ${e.tool}` : ""}${e.durationMs !== undefined ? ` (${e.durationMs} ms)` : ""}`)}${e.isError ? color(ctx, 31, " error") : ""}`);
       for (const event of events) ctx.stdout(`${line(event)}\n`);
       if (!flags.follow) return 0;
       const response = await fetch(`${connection.url}/v1/events?workerId=${id}&after=${events.at(-1)?.seq ?? 0}`, { headers: { authorization: `Bearer ${connection.token}` } });
@@ -213,7 +217,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     case "approvals": {
       const { approvals } = await request<{ approvals: { id: string; workerId: string; tool: string; description: string; input: unknown }[] }>(connection, "GET", "/v1/approvals?status=pending");
       print({ approvals }, () =>
-        approvals.length === 0 ? "no pending approvals" : table([["ID", "WORKER", "TOOL", "WHY"], ...approvals.map((a) => [a.id, a.workerId, a.tool, a.description])]),
+        approvals.length === 0 ? "no pending approvals" : table([["ID", "WORKER", "TOOL", "WHY"], ...approvals.map((a) => [a.id, a.workerId, a.tool, a.description].map((cell) => safe(String(cell)).replace(/\n/g, "\\n")))]),
       );
       return 0;
     }
@@ -227,12 +231,12 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
             ? { decision: "edit", input: JSON.parse(flags.input as string) as unknown, ...(flags.scope ? { scope: flags.scope } : {}) }
             : { decision: "approve", ...(flags.scope ? { scope: flags.scope } : {}) };
       const decided = await request<{ id: string; status: string }>(connection, "POST", `/v1/approvals/${id}`, body);
-      print(decided, () => `${decided.id}: ${decided.status}`);
+      print(decided, () => safe(`${decided.id}: ${decided.status}`));
       return 0;
     }
     case "mcp-config": {
       const worker = await request<Worker>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}`);
-      ctx.stdout(`${JSON.stringify({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: { Authorization: `Bearer ${connection.token}` } } } }, null, 2)}\n`);
+      ctx.stdout(`${stringifyForTerminal({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: { Authorization: `Bearer ${connection.token}` } } } })}\n`);
       return 0;
     }
   }

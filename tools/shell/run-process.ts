@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { CALL_MARKER_VAR, createCallMarker, killMarkedProcesses } from "./call-marker.js";
 import { OutputCollector } from "./output-collector.js";
 
 /** What to run and under which limits. */
@@ -31,7 +32,9 @@ const PIPE_DRAIN_MS = 1_000;
 /**
  * Runs a command in its own process group with a timeout; on timeout or abort the whole
  * group gets SIGTERM and, after a grace period, SIGKILL, and when the command ends anything
- * left in its group is killed, so children and grandchildren cannot outlive the call.
+ * left in its group is killed, so children and grandchildren cannot outlive the call. Every
+ * process the call starts carries a marker in its environment, and when the call ends every
+ * marked process is killed too, so ones that left the group (setsid, double fork) end as well.
  * Output is captured within `maxOutputBytes` per stream.
  */
 export function runProcess(spec: RunSpec): Promise<RunResult> {
@@ -46,10 +49,11 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     let settled = false;
     let exit: { code: number | null; signal: string | null } | undefined;
     const timers: NodeJS.Timeout[] = [];
+    const marker = createCallMarker();
 
     const child = spawn(file ?? "", args, {
       cwd: spec.cwd,
-      env: { ...process.env, ...spec.env },
+      env: { ...process.env, ...spec.env, [CALL_MARKER_VAR]: marker },
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -75,6 +79,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
       // Whatever the command left running in its group (a stray `cmd &`) ends with it;
       // long-lived processes belong in start_process.
       killGroup("SIGKILL");
+      killMarkedProcesses(marker);
       spec.signal?.removeEventListener("abort", onAbort);
       child.stdout.destroy();
       child.stderr.destroy();

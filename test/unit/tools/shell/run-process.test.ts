@@ -69,4 +69,13 @@ describe("runProcess", () => {
     expect(result.stdout).toBe("done\n");
     expect(result.durationMs).toBeLessThan(5_000);
   });
+
+  it("kills processes that left the group with setsid or a double fork when the call ends", async () => {
+    const result = await runProcess({ ...base, command: "setsid sleep 301 >/dev/null 2>&1 & echo $!; ( setsid sleep 302 >/dev/null 2>&1 & echo $! )" });
+    expect(result.exitCode).toBe(0);
+    const pids = result.stdout.trim().split("\n").map(Number);
+    expect(pids).toHaveLength(2);
+    for (let attempt = 0; attempt < 50 && pids.some(isAlive); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(pids.filter(isAlive)).toEqual([]);
+  });
 });
