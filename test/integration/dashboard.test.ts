@@ -134,7 +134,10 @@ describe("the dashboard in headless Chromium", () => {
   it("exports the branch and removes the worker with one click each", async () => {
     await test.api("POST", `/v1/workers/${worker.id}/exec`, { command: "git add -A && git commit -qm 'from the dashboard test'" });
     await page.getByRole("button", { name: "Export branch" }).click();
-    await expect.poll(() => page.locator("#detail-message").textContent()).toMatch(new RegExp(`Exported [0-9a-f]{12} to branch ${worker.branch.replace("/", "\\/")}`));
+    // An export runs git in the sandbox and verifies a bundle on the host: seconds under gVisor on a busy machine.
+    await expect
+      .poll(() => page.locator("#detail-message").textContent(), { timeout: 30_000 })
+      .toMatch(new RegExp(`Exported [0-9a-f]{12} to branch ${worker.branch.replace("/", "\\/")}`));
     expect(git(repo, "show", `${worker.branch}:notes.txt`)).toBe("reviewed");
     page.once("dialog", (dialog) => void dialog.accept());
     await page.getByRole("button", { name: "Remove" }).click();
