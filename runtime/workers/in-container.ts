@@ -20,13 +20,14 @@ export async function callInContainer<T>(
   containerId: string,
   argv: readonly string[],
   schema: z.ZodType<T, unknown>,
-  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[] } = {},
+  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[]; timeoutMs?: number } = {},
 ): Promise<T> {
   const result = await driver.exec(containerId, {
     argv: ["node", TOOLS_PATH, ...argv],
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
   let value: unknown;
@@ -52,9 +53,12 @@ export const ToolResultSchema = z
   .passthrough();
 export type WorkerToolResult = z.infer<typeof ToolResultSchema>;
 
+/** Deadline of one tool call from the host: tools bound their own commands (at most an hour) well within it. */
+export const TOOL_CALL_DEADLINE_MS = 65 * 60_000;
+
 /** Calls one of the worker's own tools inside its container (same confinement and policy as for the agent). */
 export function callWorkerTool(driver: ContainerDriver, containerId: string, tool: string, args: Record<string, unknown>, env: readonly string[] = []): Promise<WorkerToolResult> {
-  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), env });
+  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), env, timeoutMs: TOOL_CALL_DEADLINE_MS });
 }
 
 /** The text of a worker tool result. */
