@@ -14,6 +14,8 @@ import type {
 import { DEFAULT_EXEC_DEADLINE_MS, HOST_DEADLINE_GRACE_MS, killAfterArgv, raceAbort } from "./exec-deadline.js";
 
 const DEFAULT_MAX_EXEC_BUFFER_BYTES = 64 * 1024 * 1024;
+/** How `timeout -s KILL` exits when it killed the program (128 + SIGKILL). */
+const KILLED_EXIT_CODE = 137;
 
 /** The ContainerDriver for a Docker engine, local or remote (dockerode honours DOCKER_HOST). */
 export class DockerDriver implements ContainerDriver {
@@ -179,16 +181,21 @@ export class DockerDriver implements ContainerDriver {
     const deadlineMs = options.timeoutMs ?? DEFAULT_EXEC_DEADLINE_MS;
     const deadline = AbortSignal.timeout(deadlineMs + HOST_DEADLINE_GRACE_MS);
     const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+    const what = `'${options.argv.slice(0, 3).join(" ")}' in container ${id.slice(0, 12)}`;
+    const timedOut = (cause?: unknown) =>
+      new AppError("timeout", `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`, { cause });
+    const startedMs = Date.now();
     try {
-      return await raceAbort(this.execAttached(id, killAfterArgv(options.argv, deadlineMs), options, signal), signal);
+      const result = await raceAbort(this.execAttached(id, killAfterArgv(options.argv, deadlineMs), options, signal), signal);
+      // The container's `timeout` got there first: it SIGKILLed the program.
+      if (result.exitCode === KILLED_EXIT_CODE && Date.now() - startedMs >= deadlineMs) throw timedOut();
+      return result;
     } catch (error) {
-      const what = `'${options.argv.slice(0, 3).join(" ")}' in container ${id.slice(0, 12)}`;
+      if (error instanceof AppError && error.code === "timeout") throw error;
       if (options.signal?.aborted) {
-        throw new AppError("conflict", `${what} was interrupted: ${reasonOf(options.signal)}. Nothing was changed by the interrupted step; retry once the worker is running again.`, { cause: error });
+        throw new AppError("conflict", `${what} was interrupted: ${reasonOf(options.signal)}. The operation was abandoned; retry it once the worker is running again.`, { cause: error });
       }
-      if (deadline.aborted) {
-        throw new AppError("timeout", `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`, { cause: error });
-      }
+      if (deadline.aborted) throw timedOut(error);
       throw error;
     }
   }

@@ -1,5 +1,7 @@
 import { stat } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DockerDriver } from "../../../runtime/docker/docker-driver.js";
+import { AppError } from "../../../runtime/errors/app-error.js";
 import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, TEST_TOKEN, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
@@ -24,7 +26,10 @@ async function boundedRequest(test: TestPlane, method: string, route: string): P
   }
 }
 
-async function execIn(test: TestPlane, id: string, command: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+/** Makes a directory chain about 6 KiB deep (PATH_MAX is 4 KiB) in the current directory. */
+const DEEP_CHAIN_SCRIPT = 'const fs = require("fs"); const d = "a".repeat(200); for (let i = 0; i < 30; i++) { fs.mkdirSync(d); process.chdir(d); } fs.writeFileSync("leaf.txt", "deep\\n"); console.log("made");';
+
+async function execIn(test: TestPlane, id: string, command: string | string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const response = await test.api<{ exitCode: number; stdout: string; stderr: string }>("POST", `/v1/workers/${id}/exec`, { command });
   expect(response.status).toBe(200);
   return response.body;
@@ -102,10 +107,30 @@ describe.each(["runc", "runsc"])("the control plane stays responsive (%s)", (run
     expect((await test.api("GET", `/v1/workers/${worker.id}`)).status).toBe(404);
   }, TEST_TIMEOUT_MS);
 
+  it("an exec past its deadline fails with timeout and its program is killed inside the container", async () => {
+    const worker = await spawnOn(test, repo);
+    spawned.push(worker.id);
+    const driver = new DockerDriver();
+    const outcome = await driver.exec(worker.containerId, { argv: ["sh", "-c", "sleep 600 & sleep 601"], timeoutMs: 1_000 }).then(
+      () => "finished",
+      (error: unknown) => (error instanceof AppError ? `${error.code}: ${error.message}` : String(error)),
+    );
+    expect(outcome).toMatch(/^timeout: .*did not finish within 1000 ms and was killed/);
+    // Bounded wait for the kill to land: the process group of the timed-out program is gone.
+    let left = "";
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      left = (await driver.exec(worker.containerId, { argv: ["ps", "-eo", "args"] })).stdout.toString("utf8");
+      if (!left.includes("sleep 60")) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(left).not.toContain("sleep 60");
+  }, TEST_TIMEOUT_MS);
+
   it("a directory chain deeper than PATH_MAX in the workspace does not stop DELETE", async () => {
     const worker = await spawnOn(test, repo);
     spawned.push(worker.id);
-    const deep = await execIn(test, worker.id, "d=$(printf 'a%.0s' $(seq 1 200)); for i in $(seq 1 30); do mkdir \"$d\" && cd \"$d\" || exit 1; done; echo deep > leaf.txt && echo made");
+    // Walks down with chdir and relative names (bash's cd would call getcwd, which gVisor refuses that deep).
+    const deep = await execIn(test, worker.id, ["node", "-e", DEEP_CHAIN_SCRIPT]);
     expect(deep.stdout).toContain("made");
 
     const removed = await boundedRequest(test, "DELETE", `/v1/workers/${worker.id}`);
