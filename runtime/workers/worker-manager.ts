@@ -157,12 +157,12 @@ export class WorkerManager {
     // Each worker is read again under its lock: a copy read before the lock may be stale,
     // and saving it back would undo what the lock holder just wrote. A worker whose lock is
     // held answers from stored state: list never waits behind a stuck operation.
-    const refreshed = await Promise.all(workers.map((worker) => this.refreshIfIdle(worker.id).then((current) => current ?? worker)));
+    const refreshed = await Promise.all(workers.map((worker) => this.refreshOrStored(worker.id)));
     return refreshed.filter((worker): worker is Worker => worker !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async get(id: string): Promise<Worker> {
-    return (await this.refreshIfIdle(id)) ?? this.load(id);
+    return (await this.refreshOrStored(id)) ?? this.load(id);
   }
 
   async stop(id: string): Promise<Worker> {
@@ -476,17 +476,15 @@ export class WorkerManager {
   }
 
   /**
-   * The worker refreshed under its lock if nothing holds it; undefined (after a check that it
-   * exists) when something does, so readers never wait behind a stuck operation.
+   * The worker refreshed from the engine under its lock if nothing holds it, else as stored,
+   * so readers never wait behind a stuck operation; undefined when there is no such worker.
    */
-  private async refreshIfIdle(id: string): Promise<Worker | undefined> {
+  private async refreshOrStored(id: string): Promise<Worker | undefined> {
     const refreshed = this.lock.runIfIdle(id, async () => {
       const current = await this.deps.store.getWorker(id);
       return current === undefined ? undefined : this.refresh(current);
     });
-    if (refreshed !== undefined) return refreshed;
-    await this.load(id);
-    return undefined;
+    return refreshed ?? this.deps.store.getWorker(id);
   }
 
   /**

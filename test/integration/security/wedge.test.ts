@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerDriver } from "../../../runtime/docker/docker-driver.js";
 import { AppError } from "../../../runtime/errors/app-error.js";
@@ -50,7 +50,7 @@ describe.each(["runc", "runsc"])("the control plane stays responsive (%s)", (run
   afterAll(async () => {
     // Killing the containers first ends anything still stuck in them, so cleanup cannot hang.
     await removeContainersOf(spawned);
-    await stopTestPlane(test);
+    await stopTestPlane(test).finally(() => rm(scratch, { recursive: true, force: true }));
   });
 
   it("a FIFO at .git/objects/info/alternates does not wedge list, get, stop or remove behind an export", async () => {
