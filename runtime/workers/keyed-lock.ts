@@ -39,6 +39,12 @@ export class KeyedLock {
     return this.isBusy(key) ? undefined : this.run(key, operation);
   }
 
+  /** Settles once nothing that runs or waits for `key` now is left (at once when nothing does). */
+  whenIdle(key: string): Promise<void> {
+    const tail = this.tails.get(key);
+    return tail === undefined ? Promise.resolve() : tail.then(() => undefined);
+  }
+
   /** Whether an operation on `key` runs or waits. */
   isBusy(key: string): boolean {
     return this.tails.has(key);

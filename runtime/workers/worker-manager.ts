@@ -21,6 +21,7 @@ import { diffWorker, execInWorker, exportWorker, type OperationContext } from ".
 import { planWorker } from "./worker-creation.js";
 import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
 import { KeyedLock } from "./keyed-lock.js";
+import { raceAbort } from "../docker/exec-deadline.js";
 import { removeTree } from "../workspace/remove-tree.js";
 import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
@@ -29,6 +30,8 @@ import { GateStateSchema, type CreateWorkerInput, type RemoveResult, type Worker
 const STOP_TIMEOUT_S = 5;
 /** Longest a status refresh waits for the engine before answering the stored status. */
 const STATUS_INSPECT_DEADLINE_MS = 10_000;
+/** Longest list and get wait for a worker's lock before answering its stored state. */
+const READ_WAIT_MS = 2_000;
 
 /** What the manager needs from the outside world. */
 export interface WorkerManagerDeps {
@@ -476,15 +479,21 @@ export class WorkerManager {
   }
 
   /**
-   * The worker refreshed from the engine under its lock if nothing holds it, else as stored,
-   * so readers never wait behind a stuck operation; undefined when there is no such worker.
+   * The worker refreshed from the engine under its lock once the lock is free, or as stored
+   * if it stays held for READ_WAIT_MS: readers never wait long behind a stuck operation.
+   * Undefined when there is no such worker.
    */
   private async refreshOrStored(id: string): Promise<Worker | undefined> {
-    const refreshed = this.lock.runIfIdle(id, async () => {
-      const current = await this.deps.store.getWorker(id);
-      return current === undefined ? undefined : this.refresh(current);
-    });
-    return refreshed ?? this.deps.store.getWorker(id);
+    const waited = AbortSignal.timeout(READ_WAIT_MS);
+    for (;;) {
+      const refreshed = this.lock.runIfIdle(id, async () => {
+        const current = await this.deps.store.getWorker(id);
+        return current === undefined ? undefined : this.refresh(current);
+      });
+      if (refreshed !== undefined) return refreshed;
+      const idle = await raceAbort(this.lock.whenIdle(id), waited).then(() => true, () => false);
+      if (!idle) return this.deps.store.getWorker(id);
+    }
   }
 
   /**

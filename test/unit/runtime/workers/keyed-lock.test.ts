@@ -53,4 +53,19 @@ describe("KeyedLock", () => {
     lock.preempt("a", "only a");
     expect(await other).toBe(false);
   });
+
+  it("whenIdle settles at once for a free key and after the holder for a held one", async () => {
+    const lock = new KeyedLock();
+    await lock.whenIdle("free");
+    let release = () => undefined as void;
+    const held = lock.run("a", () => new Promise<void>((resolve) => (release = resolve)));
+    let idle = false;
+    const waiting = lock.whenIdle("a").then(() => (idle = true));
+    await Promise.resolve();
+    expect(idle).toBe(false);
+    release();
+    await Promise.all([held, waiting]);
+    expect(idle).toBe(true);
+    expect(lock.isBusy("a")).toBe(false);
+  });
 });
