@@ -64,7 +64,10 @@ export interface ExecOptions {
   /** Write stdout here instead of buffering it (for large binary output). */
   readonly stdoutSink?: Writable;
   readonly maxBufferBytes?: number;
+  /** Stops the wait (the container's own deadline still ends the program). */
   readonly signal?: AbortSignal;
+  /** Deadline after which the program is killed in the container and the call fails with `timeout` (a default applies). */
+  readonly timeoutMs?: number;
 }
 
 /** Facts about the engine for /health and error messages. */
@@ -103,6 +106,7 @@ export interface ContainerDriver {
   /** Undefined when the container does not exist. */
   inspect(id: string): Promise<ContainerState | undefined>;
   list(labels: Readonly<Record<string, string>>): Promise<ContainerState[]>;
+  /** Runs a program to completion; every exec has a deadline (ExecOptions.timeoutMs or a default). */
   exec(id: string, options: ExecOptions): Promise<ExecResult>;
   attach(id: string, argv: readonly string[], env?: readonly string[]): Promise<ExecSession>;
 }

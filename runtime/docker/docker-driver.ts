@@ -12,8 +12,11 @@ import type {
   ExecResult,
   ExecSession,
 } from "./container-driver.js";
+import { DEFAULT_EXEC_DEADLINE_MS, HOST_DEADLINE_GRACE_MS, killAfterArgv, raceAbort } from "./exec-deadline.js";
 
 const DEFAULT_MAX_EXEC_BUFFER_BYTES = 64 * 1024 * 1024;
+/** How `timeout -s KILL` exits when it killed the program (128 + SIGKILL). */
+const KILLED_EXIT_CODE = 137;
 
 /** Each registered runtime's binary and arguments, from `docker info`'s Runtimes. */
 function readRuntimeDetails(runtimes: unknown): Record<string, { path: string; args: string[] }> {
@@ -181,19 +184,48 @@ export class DockerDriver implements ContainerDriver {
     }));
   }
 
+  /**
+   * Runs a program to completion under a deadline (options.timeoutMs, DEFAULT_EXEC_DEADLINE_MS
+   * by default): the container kills the program when it passes, and the host stops waiting
+   * soon after. An abort of options.signal also stops the wait.
+   */
   async exec(id: string, options: ExecOptions): Promise<ExecResult> {
-    const session = await this.attachInternal(id, options.argv, options.env, options.stdin !== undefined);
+    const deadlineMs = options.timeoutMs ?? DEFAULT_EXEC_DEADLINE_MS;
+    const deadline = AbortSignal.timeout(deadlineMs + HOST_DEADLINE_GRACE_MS);
+    const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
+    const what = `'${options.argv.slice(0, 3).join(" ")}' in container ${id.slice(0, 12)}`;
+    const timedOut = (cause?: unknown) =>
+      new AppError("timeout", `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`, { cause });
+    const startedMs = Date.now();
+    try {
+      const result = await raceAbort(this.execAttached(id, killAfterArgv(options.argv, deadlineMs), options, signal), signal);
+      // The container's `timeout` got there first: it SIGKILLed the program.
+      if (result.exitCode === KILLED_EXIT_CODE && Date.now() - startedMs >= deadlineMs) throw timedOut();
+      return result;
+    } catch (error) {
+      if (error instanceof AppError && error.code === "timeout") throw error;
+      if (options.signal?.aborted) {
+        throw new AppError("conflict", `${what} was interrupted: ${reasonOf(options.signal)}. The operation was abandoned; retry it once the worker is running again.`, { cause: error });
+      }
+      if (deadline.aborted) throw timedOut(error);
+      throw error;
+    }
+  }
+
+  private async execAttached(id: string, argv: readonly string[], options: ExecOptions, signal: AbortSignal): Promise<ExecResult> {
+    const session = await this.attachInternal(id, argv, options.env, options.stdin !== undefined);
     const maxBytes = options.maxBufferBytes ?? DEFAULT_MAX_EXEC_BUFFER_BYTES;
     const stdout = options.stdoutSink === undefined ? collect(session.stdout, maxBytes) : pipeInto(session.stdout, options.stdoutSink);
     const stderr = collect(session.stderr, maxBytes);
     const onAbort = () => session.close();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) session.close();
+    signal.addEventListener("abort", onAbort, { once: true });
     try {
       if (options.stdin !== undefined) session.stdin.end(options.stdin);
       const [exitCode, out, err] = await Promise.all([session.exited, stdout, stderr]);
       return { exitCode, stdout: out, stderr: err };
     } finally {
-      options.signal?.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
     }
   }
 
@@ -292,6 +324,11 @@ function pipeInto(stream: NodeJS.ReadableStream, sink: Writable): Promise<Buffer
     stream.on("error", reject);
     sink.on("error", reject);
   });
+}
+
+function reasonOf(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason.message : String(reason ?? "aborted");
 }
 
 function statusOf(error: unknown): number | undefined {

@@ -7,6 +7,8 @@ import { runHostGit } from "../git/host-git.js";
 import { z } from "zod";
 import type { Worker } from "./worker.js";
 
+/** Deadline of writing the bundle in the container (the other steps use the driver's default). */
+const BUNDLE_DEADLINE_MS = 20 * 60_000;
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** The answer of an export: the branch now exists in the source repository. */
@@ -31,18 +33,19 @@ export async function exportBranch(
   worker: Worker,
   targetBranch: string,
   scratchRoot: string,
+  signal?: AbortSignal,
 ): Promise<ExportResult> {
   const repo = worker.repo;
   const format = await runHostGit(repo, ["check-ref-format", "--branch", targetBranch]);
   if (format.exitCode !== 0 || targetBranch.startsWith("-")) {
     throw new AppError("invalid_input", `branch: "${targetBranch}" is not a valid branch name. Use something like workcell/my-change.`, { details: { field: "branch" } });
   }
-  const head = await gitInContainer(driver, containerId, ["rev-parse", "--verify", "--quiet", `refs/heads/${worker.branch}^{commit}`]);
+  const head = await gitInContainer(driver, containerId, signal, ["rev-parse", "--verify", "--quiet", `refs/heads/${worker.branch}^{commit}`]);
   const commit = head.stdout.trim();
   if (head.exitCode !== 0 || !SHA.test(commit)) {
     throw new AppError("conflict", `The worker's branch ${worker.branch} no longer exists in its workspace. Recreate it inside the worker (git branch ${worker.branch} <commit>) and export again.`);
   }
-  const status = await gitInContainer(driver, containerId, ["status", "--porcelain"]);
+  const status = await gitInContainer(driver, containerId, signal, ["status", "--porcelain"]);
   const uncommittedFiles = status.stdout.split("\n").filter((line) => line.trim() !== "").length;
 
   const targetRef = `refs/heads/${targetBranch}`;
@@ -65,6 +68,8 @@ export async function exportBranch(
     const created = await driver.exec(containerId, {
       argv: ["git", "-C", "/workspace", "bundle", "create", "--quiet", "-", `refs/heads/${worker.branch}`, `^${worker.baseCommit}`],
       stdoutSink: sink,
+      timeoutMs: BUNDLE_DEADLINE_MS,
+      ...(signal === undefined ? {} : { signal }),
     });
     if (created.exitCode !== 0) {
       throw new AppError("internal", `The worker could not write a bundle of ${worker.branch}: ${created.stderr.toString("utf8").trim()}`);
@@ -101,8 +106,8 @@ function branchConflict(branch: string, repo: string, detail?: string): AppError
   );
 }
 
-function gitInContainer(driver: ContainerDriver, containerId: string, args: readonly string[]) {
-  return driver.exec(containerId, { argv: ["git", "-C", "/workspace", ...args] }).then((result) => ({
+function gitInContainer(driver: ContainerDriver, containerId: string, signal: AbortSignal | undefined, args: readonly string[]) {
+  return driver.exec(containerId, { argv: ["git", "-C", "/workspace", ...args], ...(signal === undefined ? {} : { signal }) }).then((result) => ({
     exitCode: result.exitCode,
     stdout: result.stdout.toString("utf8"),
   }));

@@ -13,6 +13,9 @@ export const TOOLS_PATH = "/opt/workcell/workcell-tools.mjs";
  */
 export const PROTECTED_NODE = "/usr/libexec/workcell-node";
 
+/** The image's execute-only coreutils `timeout`, the parent of a protected program run under a deadline. */
+export const PROTECTED_TIMEOUT = "/usr/libexec/workcell-timeout";
+
 /** The readable node, for runtimes that cannot exec a binary the process may not read. */
 const PLAIN_NODE = "node";
 
@@ -45,7 +48,7 @@ export async function callInContainer<T>(
   containerId: string,
   argv: readonly string[],
   schema: z.ZodType<T, unknown>,
-  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[]; runtime?: string } = {},
+  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[]; runtime?: string; timeoutMs?: number } = {},
 ): Promise<T> {
   const [mode = "", ...args] = argv;
   const result = await driver.exec(containerId, {
@@ -53,6 +56,7 @@ export async function callInContainer<T>(
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
   const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
   let value: unknown;
@@ -97,6 +101,9 @@ export const ToolResultSchema = z
   .passthrough();
 export type WorkerToolResult = z.infer<typeof ToolResultSchema>;
 
+/** Deadline of one tool call from the host: tools bound their own commands (at most an hour) well within it. */
+export const TOOL_CALL_DEADLINE_MS = 65 * 60_000;
+
 /** Calls one of the worker's own tools inside its container (same confinement and policy as for the agent). */
 export function callWorkerTool(
   driver: ContainerDriver,
@@ -105,7 +112,7 @@ export function callWorkerTool(
   args: Record<string, unknown>,
   options: { env?: readonly string[]; runtime?: string } = {},
 ): Promise<WorkerToolResult> {
-  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), ...options });
+  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), ...options, timeoutMs: TOOL_CALL_DEADLINE_MS });
 }
 
 /** The text of a worker tool result. */

@@ -25,11 +25,16 @@ import { planWorker } from "./worker-creation.js";
 import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
 import { admitBindSources, verifyBindSources } from "./bind-sources.js";
 import { KeyedLock } from "./keyed-lock.js";
+import { raceAbort } from "../docker/exec-deadline.js";
 import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
 import { GateStateSchema, type CreateWorkerInput, type RemoveResult, type Worker } from "./worker.js";
 
 const STOP_TIMEOUT_S = 5;
+/** Longest a status refresh waits for the engine before answering the stored status. */
+const STATUS_INSPECT_DEADLINE_MS = 10_000;
+/** Longest list and get wait for a worker's lock before answering its stored state. */
+const READ_WAIT_MS = 2_000;
 
 /** What the manager needs from the outside world. */
 export interface WorkerManagerDeps {
@@ -165,23 +170,18 @@ export class WorkerManager {
   async list(): Promise<Worker[]> {
     const workers = await this.deps.store.listWorkers();
     // Each worker is read again under its lock: a copy read before the lock may be stale,
-    // and saving it back would undo what the lock holder just wrote.
-    const refreshed = await Promise.all(
-      workers.map((worker) =>
-        this.lock.run(worker.id, async () => {
-          const current = await this.deps.store.getWorker(worker.id);
-          return current === undefined ? undefined : this.refresh(current);
-        }),
-      ),
-    );
+    // and saving it back would undo what the lock holder just wrote. A worker whose lock is
+    // held answers from stored state: list never waits behind a stuck operation.
+    const refreshed = await Promise.all(workers.map((worker) => this.refreshOrStored(worker.id)));
     return refreshed.filter((worker): worker is Worker => worker !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async get(id: string): Promise<Worker> {
-    return this.lock.run(id, async () => this.refresh(await this.load(id)));
+    return (await this.refreshOrStored(id)) ?? this.load(id);
   }
 
   async stop(id: string): Promise<Worker> {
+    await this.preempt(id, "the worker is being stopped", "stop");
     return this.lock.run(id, async () => {
       const stopped = await this.halt(await this.load(id), {});
       await this.deps.events.append(id, "stopped");
@@ -191,6 +191,7 @@ export class WorkerManager {
 
   /** Stops a worker the watchdog found over a limit, recording the reason on the worker and in its events. */
   async stopForLimit(id: string, reason: string): Promise<void> {
+    await this.preempt(id, `the worker is being stopped: ${reason}`, "stop");
     await this.lock.run(id, async () => {
       const worker = await this.load(id);
       if (worker.desired !== "running") return;
@@ -222,6 +223,7 @@ export class WorkerManager {
   }
 
   async remove(id: string, options: { keepWorkspace: boolean }): Promise<RemoveResult> {
+    await this.preempt(id, "the worker is being removed", "remove");
     return this.lock.run(id, async () => {
       const worker = await this.load(id);
       this.emitDown(id);
@@ -288,9 +290,9 @@ export class WorkerManager {
 
   async export(id: string, branch: string | undefined): Promise<ExportResult> {
     const { containerId } = await this.requireRunning(id);
-    return this.lock.run(id, async () => {
+    return this.lock.run(id, async (signal) => {
       const worker = await this.load(id);
-      const result = await exportWorker(this.operations(), worker, containerId, branch);
+      const result = await exportWorker(this.operations(), worker, containerId, branch, signal);
       await this.save({ ...worker, lastExport: { branch: result.branch, commit: result.commit, at: new Date().toISOString() } });
       return result;
     });
@@ -513,8 +515,39 @@ export class WorkerManager {
     await this.deps.store.deleteWorker(worker.id);
   }
 
+  /**
+   * The worker refreshed from the engine under its lock once the lock is free, or as stored
+   * if it stays held for READ_WAIT_MS: readers never wait long behind a stuck operation.
+   * Undefined when there is no such worker.
+   */
+  private async refreshOrStored(id: string): Promise<Worker | undefined> {
+    const waited = AbortSignal.timeout(READ_WAIT_MS);
+    for (;;) {
+      const refreshed = this.lock.runIfIdle(id, async () => {
+        const current = await this.deps.store.getWorker(id);
+        return current === undefined ? undefined : this.refresh(current);
+      });
+      if (refreshed !== undefined) return refreshed;
+      const idle = await raceAbort(this.lock.whenIdle(id), waited).then(() => true, () => false);
+      if (!idle) return this.deps.store.getWorker(id);
+    }
+  }
+
+  /**
+   * Ends whatever holds or waits for the worker's lock: aborts the operations and, when there
+   * were any, stops or removes the container so nothing inside it keeps them waiting. The
+   * workspace is untouched. The caller then takes the lock as usual.
+   */
+  private async preempt(id: string, reason: string, how: "stop" | "remove"): Promise<void> {
+    if (!this.lock.preempt(id, reason)) return;
+    const containerId = (await this.deps.store.getWorker(id))?.containerId;
+    if (containerId === undefined) return;
+    if (how === "stop") await this.deps.driver.stop(containerId, STOP_TIMEOUT_S);
+    else await this.deps.driver.remove(containerId);
+  }
+
   private async refresh(worker: Worker): Promise<Worker> {
-    const refreshed = await refreshStatus(this.deps.driver, worker);
+    const refreshed = await refreshStatus(this.deps.driver, worker, STATUS_INSPECT_DEADLINE_MS);
     if (refreshed === worker) return worker;
     if (refreshed.status !== worker.status) {
       await this.deps.events.append(worker.id, "status_changed", { from: worker.status, to: refreshed.status, error: refreshed.error });

@@ -55,9 +55,8 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
   const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   const payload = Buffer.from(JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
   const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
-  const signal = AbortSignal.timeout(timeoutMs + EXEC_GRACE_MS);
   try {
-    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, signal, runtime: worker.runtime });
+    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS, runtime: worker.runtime });
     if (audit.length > 0) await context.recordAudit(worker.id, audit, "sandbox");
     await context.event(worker.id, "exec", {
       command: request.command,
@@ -73,7 +72,9 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
     if (error instanceof AppError && error.code === "permission_denied") {
       await context.event(worker.id, "permission_denied", { via: "exec", command: request.command, message: error.message });
     }
-    if (signal.aborted) throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time. Check the worker's state.`);
+    if (error instanceof AppError && error.code === "timeout") {
+      throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time; it was killed. Check the worker's state.`, { cause: error });
+    }
     throw error;
   } finally {
     release();
@@ -86,10 +87,10 @@ export function diffWorker(context: OperationContext, worker: Worker, containerI
 }
 
 /** Brings the worker's branch into the source repository (see exportBranch). */
-export async function exportWorker(context: OperationContext, worker: Worker, containerId: string, branch: string | undefined): Promise<ExportResult> {
+export async function exportWorker(context: OperationContext, worker: Worker, containerId: string, branch: string | undefined, signal?: AbortSignal): Promise<ExportResult> {
   const scratch = path.join(context.dataDir, "tmp");
   await mkdir(scratch, { recursive: true, mode: 0o700 });
-  const result = await exportBranch(context.driver, containerId, worker, branch ?? worker.branch, scratch);
+  const result = await exportBranch(context.driver, containerId, worker, branch ?? worker.branch, scratch, signal);
   await context.event(worker.id, "exported", { branch: result.branch, commit: result.commit });
   return result;
 }

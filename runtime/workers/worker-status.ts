@@ -1,5 +1,6 @@
 import type { ContainerDriver, ContainerState } from "../docker/container-driver.js";
 import { LABEL_WORKER } from "../docker/container-spec.js";
+import { raceAbort } from "../docker/exec-deadline.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Worker, WorkerStatus } from "./worker.js";
 
@@ -21,9 +22,24 @@ export function deriveStatus(worker: Worker, container: ContainerState | undefin
   return { status: "failed", error: `The worker's container ${why}. Its workspace is intact; POST /v1/workers/${worker.id}/start restarts it.` };
 }
 
-/** The worker with status refreshed from the engine; the same object when nothing changed. */
-export async function refreshStatus(driver: ContainerDriver, worker: Worker): Promise<Worker> {
-  const container = worker.containerId === undefined ? undefined : await driver.inspect(worker.containerId);
+/**
+ * The worker with status refreshed from the engine; the same object when nothing changed or
+ * when the engine does not answer within `deadlineMs` (if given).
+ */
+export async function refreshStatus(driver: ContainerDriver, worker: Worker, deadlineMs?: number): Promise<Worker> {
+  if (worker.containerId === undefined) return withStatus(worker, undefined);
+  const inspecting = driver.inspect(worker.containerId);
+  if (deadlineMs === undefined) return withStatus(worker, await inspecting);
+  const deadline = AbortSignal.timeout(deadlineMs);
+  try {
+    return withStatus(worker, await raceAbort(inspecting, deadline));
+  } catch (error) {
+    if (deadline.aborted) return worker;
+    throw error;
+  }
+}
+
+function withStatus(worker: Worker, container: ContainerState | undefined): Worker {
   const next = deriveStatus(worker, container);
   if (next.status === worker.status && next.error === worker.error) return worker;
   return { ...worker, status: next.status, error: next.error };

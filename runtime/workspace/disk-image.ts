@@ -3,6 +3,7 @@ import path from "node:path";
 import { execa } from "execa";
 import { AppError } from "../errors/app-error.js";
 import { buildMkfsArgs, imagePathOf, keptImagePathOf, keptPathOf, MOUNT_OPTIONS, planDiskImage, rateDiskUsage, type DiskUsage } from "./disk-image-plan.js";
+import { removeTree } from "./remove-tree.js";
 
 const COMMAND_TIMEOUT_MS = 60_000;
 const COPY_TIMEOUT_MS = 30 * 60_000;
@@ -104,7 +105,7 @@ export async function unmountWorkspace(workspace: string): Promise<void> {
  */
 export async function disposeWorkspace(workspace: string, options: { keep: boolean }): Promise<void> {
   if (!(await hasDiskImage(workspace))) {
-    if (!options.keep) await rm(workspace, { recursive: true, force: true });
+    if (!options.keep) await removeTree(workspace);
     return;
   }
   if (options.keep) {
@@ -120,7 +121,7 @@ export async function disposeWorkspace(workspace: string, options: { keep: boole
     await rename(keptPathOf(workspace), workspace);
   } else {
     await unmountWorkspace(workspace);
-    await rm(workspace, { recursive: true, force: true });
+    await removeTree(workspace);
   }
   await rm(imagePathOf(workspace), { force: true });
 }

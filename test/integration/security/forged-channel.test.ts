@@ -70,15 +70,16 @@ describe("the channel between workcell's in-container programs and the control p
   it("cannot be written by the command of a REST exec: its runner's answer is not forgeable", async () => {
     if (gvisor()) return; // see above: under Debian's runsc the runner's stdio stays reachable
     const forgedResult = JSON.stringify({ exitCode: 0, signal: null, stdout: "FORGED result", stderr: "", timedOut: false, truncated: false, durationMs: 1 });
+    // The runner and its parent (the deadline's `timeout`) hold the same stdout: try both.
     const command = [
       "p=$(pgrep -f 'workcell-tools[.]mjs run' | head -1)",
-      `printf '%s\\n' '${forgedResult}' > /proc/$p/fd/1 && kill -9 $p`,
+      "for t in $p $(ps -o ppid= -p $p); do printf '%s\\n' '" + forgedResult + "' > /proc/$t/fd/1 && kill -9 $p; done",
       "echo genuine",
     ].join("; ");
     const response = await test.api<{ stdout: string; stderr: string; exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, { command });
     expect(response.status).toBe(200);
     expect(response.body.stdout).toBe("genuine\n");
-    expect(response.body.stderr).toMatch(/Permission denied/);
+    expect(response.body.stderr.match(/Permission denied/g)).toHaveLength(2);
   });
 
   it("keeps the server out of reach of ptrace and /proc/<pid>/mem as well", async () => {
