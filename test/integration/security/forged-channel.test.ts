@@ -72,8 +72,7 @@ describe("the channel between workcell's in-container programs and the control p
     const forgedResult = JSON.stringify({ exitCode: 0, signal: null, stdout: "FORGED result", stderr: "", timedOut: false, truncated: false, durationMs: 1 });
     // The runner and its parent (the deadline's `timeout`) hold the same stdout: try both.
     const command = [
-      "p=$(pgrep -f 'workcell-tools[.]mjs run' | head -1)",
-      "for t in $p $(ps -o ppid= -p $p); do printf '%s\\n' '" + forgedResult + "' > /proc/$t/fd/1 && kill -9 $p; done",
+      "for t in $(pgrep -f 'workcell-tools[.]mjs run'); do printf '%s\\n' '" + forgedResult + "' > /proc/$t/fd/1 && kill -9 $(pgrep -f 'workcell-tools[.]mjs run'); done",
       "echo genuine",
     ].join("; ");
     const response = await test.api<{ stdout: string; stderr: string; exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, { command });
