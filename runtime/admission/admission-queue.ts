@@ -21,6 +21,8 @@ export interface AdmissionOptions {
 interface Waiter {
   workerId: string;
   leaseMs: number;
+  /** Asked for by the operator (REST exec), not the sandbox: not held to the per-worker cap. */
+  uncapped: boolean;
   grant: (release: Release) => void;
   reject: (error: Error) => void;
   onPosition?: (position: number) => void;
@@ -58,10 +60,20 @@ export class AdmissionQueue {
   /**
    * Waits for a slot; `signal` withdraws the request. The slot is lent for `leaseMs` (the
    * queue's default unless given). A worker with too many requests waiting is refused.
+   * `uncapped` marks a request the operator made (REST exec): the per-worker cap exists
+   * against a sandbox hoarding slots, and holding the operator's commands to it would let
+   * one long exec block the next one on the same worker for good.
    */
-  acquire(workerId: string, options: { signal?: AbortSignal; onPosition?: (position: number) => void; leaseMs?: number } = {}): Promise<Release> {
+  acquire(workerId: string, options: { signal?: AbortSignal; onPosition?: (position: number) => void; leaseMs?: number; uncapped?: boolean } = {}): Promise<Release> {
     return new Promise<Release>((resolve, reject) => {
-      const waiter: Waiter = { workerId, leaseMs: options.leaseMs ?? this.leaseMs, grant: resolve, reject, ...(options.onPosition === undefined ? {} : { onPosition: options.onPosition }) };
+      const waiter: Waiter = {
+        workerId,
+        leaseMs: options.leaseMs ?? this.leaseMs,
+        uncapped: options.uncapped === true,
+        grant: resolve,
+        reject,
+        ...(options.onPosition === undefined ? {} : { onPosition: options.onPosition }),
+      };
       if (options.signal?.aborted) return reject(new Error("cancelled before admission"));
       const queue = this.queues.get(workerId) ?? [];
       if (queue.length >= MAX_WAITING_PER_WORKER) {
@@ -112,7 +124,7 @@ export class AdmissionQueue {
     // The waiting worker served least so far goes next (ties: the one served longest ago);
     // the one served goes to the back of the order. Workers at their cap wait their turn.
     for (;;) {
-      const eligible = this.order.filter((id) => this.heldBy(id) < this.perWorker);
+      const eligible = this.order.filter((id) => this.heldBy(id) < this.perWorker || this.queues.get(id)?.[0]?.uncapped === true);
       if (this.running >= this.limit || eligible.length === 0) break;
       const least = Math.min(...eligible.map((id) => this.served.get(id) ?? 0));
       const next = eligible

@@ -453,7 +453,7 @@ export class WorkerManager {
       hostEnv: this.deps.hostEnv,
       dataDir: this.deps.config.dataDir,
       recordAudit: (id, entries, source) => this.recordAudit(id, entries, source),
-      admit: async (workerId, signal, leaseMs) => (this.deps.admission === undefined ? () => undefined : this.deps.admission.acquire(workerId, { signal, leaseMs })),
+      admit: async (workerId, signal, leaseMs) => (this.deps.admission === undefined ? () => undefined : this.deps.admission.acquire(workerId, { signal, leaseMs, uncapped: true })),
       addSecrets: (values) => {
         for (const value of values) this.secretValues.add(value);
       },

@@ -86,6 +86,29 @@ describe("AdmissionQueue", () => {
     other();
   });
 
+  it("does not hold the operator's own commands to the per-worker cap, only to the limit", async () => {
+    const queue = new AdmissionQueue(2, { perWorker: 1 });
+    const holder = await queue.acquire("w1", { uncapped: true });
+    // A second operator exec on the same worker (it may be what ends the first) gets the free slot.
+    const second = await queue.acquire("w1", { uncapped: true });
+    expect(queue.heldBy("w1")).toBe(2);
+    // The sandbox's own request is still capped, and nothing runs past the limit.
+    let sandbox: Release | undefined;
+    void queue.acquire("w1").then((release) => (sandbox = release));
+    let third: Release | undefined;
+    void queue.acquire("w2", { uncapped: true }).then((release) => (third = release));
+    await tick();
+    expect(sandbox).toBeUndefined();
+    expect(third).toBeUndefined();
+    expect(queue.status()).toEqual({ running: 2, queued: 2, limit: 2 });
+    holder();
+    second();
+    await tick();
+    expect(third).toBeDefined();
+    third?.();
+    sandbox?.();
+  });
+
   it("takes a slot back when its lease runs out, and a late release does not free a second slot", async () => {
     vi.useFakeTimers();
     try {
