@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../server/control-plane.js";
 import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./helpers/control-plane.js";
+import { runCli } from "./helpers/cli.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -19,20 +17,7 @@ afterAll(async () => {
   await removeContainersOf(spawned);
 });
 
-/** Runs `workcell …` as a user would, against the test's control plane. */
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "bin", "workcell.mjs"), ...args], {
-      env: { ...process.env, WORKCELL_URL: test.plane.url, WORKCELL_TOKEN: TEST_TOKEN },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runCli(test, ...args);
 
 describe("the workcell CLI", () => {
   it("spawns with Deno-style flags that become the worker's policy, and prints JSON for scripts", async () => {

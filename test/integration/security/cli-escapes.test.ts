@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../../server/control-plane.js";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "../helpers/control-plane.js";
+import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type TestPlane } from "../helpers/control-plane.js";
+import { runCli } from "../helpers/cli.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
 let test: TestPlane;
@@ -19,19 +17,7 @@ afterAll(async () => {
   await removeContainersOf(spawned);
 });
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "bin", "workcell.mjs"), ...args], {
-      env: { ...process.env, WORKCELL_URL: test.plane.url, WORKCELL_TOKEN: TEST_TOKEN },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runCli(test, ...args);
 
 const RAW_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
