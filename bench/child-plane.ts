@@ -41,3 +41,14 @@ export function startChildPlane(projectRoot: string, dataDir: string, image: str
     child.once("exit", (code) => reject(new Error(`the control plane exited with ${code}: ${output}`)));
   });
 }
+
+/** Calls the plane's REST API with its token; a non-2xx answer throws with its body. */
+export async function callPlane<T>(plane: ChildPlane, method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${plane.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${plane.token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}

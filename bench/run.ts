@@ -11,7 +11,7 @@ import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { mcpServerArgv } from "../runtime/workers/in-container.js";
 import { PROJECT_ROOT } from "../server/control-plane.js";
 import { dockerRunTrue, sharedClone, startInProcessFloor } from "./baselines.js";
-import { startChildPlane, type ChildPlane } from "./child-plane.js";
+import { callPlane, startChildPlane, type ChildPlane } from "./child-plane.js";
 import { createBenchRepo } from "./fixtures.js";
 import { measureRuntimeCost, type RuntimeCost } from "./runtime-cost.js";
 import { measure, summarize, type Summary } from "./stats.js";
@@ -31,15 +31,6 @@ const ONLY = process.env.BENCH_ONLY;
 const docker = new Docker();
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
-async function api<T>(plane: ChildPlane, method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${plane.url}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${plane.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 async function connect(mcpUrl: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
@@ -84,11 +75,11 @@ async function main(): Promise<void> {
     const spawnSamples: number[] = [];
     for (let i = 0; i < COLD_REPS + 2; i += 1) {
       const started = performance.now();
-      const spawned = await api<Worker>(plane, "POST", "/v1/workers", { repo });
+      const spawned = await callPlane<Worker>(plane, "POST", "/v1/workers", { repo });
       const client = await connect(spawned.mcpUrl);
       if (i >= 2) spawnSamples.push(performance.now() - started);
       await client.close();
-      await api(plane, "DELETE", `/v1/workers/${spawned.id}`);
+      await callPlane(plane, "DELETE", `/v1/workers/${spawned.id}`);
     }
     const coldSpawn = summarize(spawnSamples);
     const baseline = summarize(
@@ -100,7 +91,7 @@ async function main(): Promise<void> {
     results.coldSpawn = { spawnToInitialize: coldSpawn, baselineDockerRunPlusClone: baseline, ratio: round(coldSpawn.p50 / baseline.p50) };
 
     log("tool-call round trips");
-    const worker = await api<Worker>(plane, "POST", "/v1/workers", { repo });
+    const worker = await callPlane<Worker>(plane, "POST", "/v1/workers", { repo });
     const client = await connect(worker.mcpUrl);
     const readFile = () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } });
     const ping = () => client.callTool({ name: "ping", arguments: {} });
@@ -142,7 +133,7 @@ async function main(): Promise<void> {
     const firstNavigateMs = round(performance.now() - started);
     let next = 0;
     const warmNavigate = summarize(await measure(CALL_REPS, () => navigate(1 + ((next += 1) * 37) % 1_999), 3));
-    await api(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: "echo 'export const edited = 1;' >> src/module-07/file-7.ts" });
+    await callPlane(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: "echo 'export const edited = 1;' >> src/module-07/file-7.ts" });
     started = performance.now();
     await navigate(7);
     const afterEditMs = round(performance.now() - started);
@@ -152,21 +143,21 @@ async function main(): Promise<void> {
     log("export of a branch with 100 changed files");
     const exportSamples: number[] = [];
     for (let round_ = 0; round_ < 6; round_ += 1) {
-      await api(plane, "POST", `/v1/workers/${worker.id}/exec`, {
+      await callPlane(plane, "POST", `/v1/workers/${worker.id}/exec`, {
         command: `for i in $(seq 1 100); do echo "change ${round_} $i" >> src/module-$(printf %02d $((i % 40)))/file-$i.ts; done && git add -A && git commit -qm "round ${round_}"`,
       });
       const started = performance.now();
-      await api(plane, "POST", `/v1/workers/${worker.id}/export`, {});
+      await callPlane(plane, "POST", `/v1/workers/${worker.id}/export`, {});
       if (round_ > 0) exportSamples.push(performance.now() - started);
     }
     results.export100Files = summarize(exportSamples);
-    await api(plane, "DELETE", `/v1/workers/${worker.id}`);
+    await callPlane(plane, "DELETE", `/v1/workers/${worker.id}`);
 
     log(`${MANY} live workers`);
     const rssBefore = plane.rssBytes();
     const startedAll = performance.now();
     const many: Worker[] = [];
-    for (let i = 0; i < MANY; i += 1) many.push(await api<Worker>(plane, "POST", "/v1/workers", { repo }));
+    for (let i = 0; i < MANY; i += 1) many.push(await callPlane<Worker>(plane, "POST", "/v1/workers", { repo }));
     const spawnAllMs = performance.now() - startedAll;
     const memory: number[] = [];
     for (const w of many) {
@@ -175,7 +166,7 @@ async function main(): Promise<void> {
     }
     const light = await connect((many[0] as Worker).mcpUrl);
     const busy = [many[1], many[2]].map((w) =>
-      api(plane, "POST", `/v1/workers/${(w as Worker).id}/exec`, { command: "timeout 20 sh -c 'while :; do :; done' || true", timeoutMs: 30_000 }),
+      callPlane(plane, "POST", `/v1/workers/${(w as Worker).id}/exec`, { command: "timeout 20 sh -c 'while :; do :; done' || true", timeoutMs: 30_000 }),
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const lightUnderLoad = summarize(await measure(200, () => light.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
@@ -189,7 +180,7 @@ async function main(): Promise<void> {
       memoryPerWorkerMb: summarize(memory.map((bytes) => bytes / 1024 / 1024)),
       lightCallWhileTwoWorkersBusy: lightUnderLoad,
     };
-    for (const w of many) await api(plane, "DELETE", `/v1/workers/${w.id}`);
+    for (const w of many) await callPlane(plane, "DELETE", `/v1/workers/${w.id}`);
   } finally {
     await plane.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -214,11 +205,11 @@ async function main(): Promise<void> {
     for (let i = 0; i < COLD_REPS + 2; i += 1) {
       await poolReady();
       const started = performance.now();
-      const spawned = await api<Worker>(warm, "POST", "/v1/workers", { repo: warmRepo });
+      const spawned = await callPlane<Worker>(warm, "POST", "/v1/workers", { repo: warmRepo });
       const client = await connect(spawned.mcpUrl);
       if (i >= 2) warmSamples.push(performance.now() - started);
       await client.close();
-      await api(warm, "DELETE", `/v1/workers/${spawned.id}`);
+      await callPlane(warm, "DELETE", `/v1/workers/${spawned.id}`);
     }
     results.warmClaim = { spawnToInitialize: summarize(warmSamples), poolSize: 2 };
   } finally {

@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { ChildPlane } from "./child-plane.js";
+import { callPlane, type ChildPlane } from "./child-plane.js";
 import { measure, summarize, type Summary } from "./stats.js";
 
 /** The runtime gVisor's cost is measured against. */
@@ -40,15 +40,6 @@ interface SpawnedWorker {
   mcpUrl: string;
 }
 
-async function call<T>(plane: ChildPlane, method: string, route: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${plane.url}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${plane.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
 
 async function connect(plane: ChildPlane, mcpUrl: string): Promise<Client> {
   const client = new Client({ name: "bench-runtime", version: "1" });
@@ -59,16 +50,16 @@ async function connect(plane: ChildPlane, mcpUrl: string): Promise<Client> {
 /** Times one spawn → MCP initialize under `runtime` (the worker is removed afterwards, untimed). */
 async function timeSpawn(plane: ChildPlane, repo: string, runtime: string): Promise<number> {
   const started = performance.now();
-  const spawned = await call<SpawnedWorker>(plane, "POST", "/v1/workers", { repo, runtime });
+  const spawned = await callPlane<SpawnedWorker>(plane, "POST", "/v1/workers", { repo, runtime });
   const client = await connect(plane, spawned.mcpUrl);
   const elapsed = performance.now() - started;
   await client.close();
-  await call(plane, "DELETE", `/v1/workers/${spawned.id}`);
+  await callPlane(plane, "DELETE", `/v1/workers/${spawned.id}`);
   return elapsed;
 }
 
 async function runBuild(plane: ChildPlane, workerId: string, runtime: string): Promise<void> {
-  const result = await call<{ exitCode: number; stderr: string; stdout: string }>(plane, "POST", `/v1/workers/${workerId}/exec`, { command: BUILD_COMMAND, timeoutMs: 300_000 });
+  const result = await callPlane<{ exitCode: number; stderr: string; stdout: string }>(plane, "POST", `/v1/workers/${workerId}/exec`, { command: BUILD_COMMAND, timeoutMs: 300_000 });
   if (result.exitCode !== 0) throw new Error(`the build failed under ${runtime}: ${result.stdout}${result.stderr}`);
 }
 
@@ -102,7 +93,7 @@ export async function measureRuntimeCost(plane: ChildPlane, repo: string, offere
   const workers = new Map<string, { worker: SpawnedWorker; client: Client }>();
   try {
     for (const runtime of runtimes) {
-      const worker = await call<SpawnedWorker>(plane, "POST", "/v1/workers", { repo, runtime });
+      const worker = await callPlane<SpawnedWorker>(plane, "POST", "/v1/workers", { repo, runtime });
       workers.set(runtime, { worker, client: await connect(plane, worker.mcpUrl) });
     }
     const use = (runtime: string) => workers.get(runtime) as { worker: SpawnedWorker; client: Client };
@@ -131,7 +122,7 @@ export async function measureRuntimeCost(plane: ChildPlane, repo: string, offere
   } finally {
     for (const { worker, client } of workers.values()) {
       await client.close().catch(() => undefined);
-      await call(plane, "DELETE", `/v1/workers/${worker.id}`).catch(() => undefined);
+      await callPlane(plane, "DELETE", `/v1/workers/${worker.id}`).catch(() => undefined);
     }
   }
 }
