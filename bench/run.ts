@@ -8,7 +8,7 @@ import Docker from "dockerode";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
 import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
-import { mcpServerArgv } from "../runtime/workers/in-container.js";
+import { mcpServerArgv, TOOLS_EXEC } from "../runtime/workers/in-container.js";
 import { PROJECT_ROOT } from "../server/control-plane.js";
 import { dockerRunTrue, sharedClone, startInProcessFloor } from "./baselines.js";
 import { callPlane, startChildPlane, type ChildPlane } from "./child-plane.js";
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
         });
       }, 5),
     );
-    const session = await driver.attach(worker.containerId, mcpServerArgv(worker.runtime));
+    const session = await driver.attach(worker.containerId, mcpServerArgv(), TOOLS_EXEC);
     const stdioClient = new Client({ name: "bench-stdio", version: "1" });
     await stdioClient.connect(new ExecStdioTransport(session));
     const stdioRead = summarize(await measure(CALL_REPS, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));

@@ -79,7 +79,10 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   let secrets: () => string[] = () => [config.token ?? ""];
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, secrets: () => secrets(), ...(options.log === undefined ? {} : { write: options.log }) });
   const log = (message: string) => logger.warn(message);
-  const driver = options.driver ?? new DockerDriver();
+  const hostUid = process.getuid?.() ?? 1000;
+  const hostGid = process.getgid?.() ?? 1000;
+  const user = sandboxUser(hostUid, hostGid);
+  const driver = options.driver ?? new DockerDriver({ sandboxUser: user });
   const engine = await driver.info();
   const runtimes = catalogOf(engine);
   assertConfiguredRuntime(config.runtime, runtimes);
@@ -96,9 +99,6 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const store = await LowdbStateStore.open(config.dataDir);
   secrets = () => [token];
   const events = await EventLog.open(config.dataDir, () => secrets());
-  const hostUid = process.getuid?.() ?? 1000;
-  const hostGid = process.getgid?.() ?? 1000;
-  const user = sandboxUser(hostUid, hostGid);
   const admission = new AdmissionQueue(config.heavyConcurrency ?? engine.cpus, {
     perWorker: config.heavyPerWorker,
     leaseMs: config.heavyLeaseMs,

@@ -3,6 +3,7 @@ import { diffSinceBase } from "./commands/diff-command.js";
 import { forwardToProxy } from "./commands/forward-command.js";
 import { runCommand } from "./commands/run-command.js";
 import { parseGate } from "./gate/finish-gate.js";
+import { assumeSandboxUser } from "./identity/sandbox-user.js";
 import { createToolServer, WORKSPACE_ROOT } from "./server.js";
 
 // The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
@@ -33,6 +34,13 @@ async function serveMcp(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // Before anything touches the workspace: read and write as the sandbox user from here on.
+  assumeSandboxUser(process.env);
+  try {
+    process.chdir(root);
+  } catch {
+    // Started from `/` (the control plane's choice, since the workspace may be closed to root); paths are absolute anyway.
+  }
   switch (mode) {
     case "mcp":
       return serveMcp();

@@ -44,7 +44,7 @@ export class AgentRunner {
       throw new AppError("conflict", `The agent of worker ${worker.id} is still working on the previous prompt. Wait until check_worker_status says it is not busy.`);
     }
     const env = [...(worker.model === undefined ? [] : [`WORKCELL_MODEL=${worker.model}`]), ...Object.entries(worker.agent.env ?? {}).map(([name, value]) => `${name}=${value}`), `WORKCELL_STAGE=${stage}`];
-    const session = await this.driver.attach(containerId, worker.agent.command, env);
+    const session = await this.driver.attach(containerId, worker.agent.command, { env });
     let resolveDone!: () => void;
     const run: AgentRun = { busy: true, lines: [], exitCode: null, startedAt: Date.now(), session, done: new Promise((resolve) => (resolveDone = resolve)) };
     this.runs.set(worker.id, run);

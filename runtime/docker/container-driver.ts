@@ -4,7 +4,10 @@ import type { Readable, Writable } from "node:stream";
 export interface ContainerSpec {
   readonly name: string;
   readonly image: string;
+  /** The user ("uid:gid") the container's init and main command start as. */
   readonly user: string;
+  /** Capabilities the container keeps (all others are dropped). */
+  readonly capAdd: readonly string[];
   readonly env: readonly string[];
   readonly labels: Readonly<Record<string, string>>;
   readonly workingDir: string;
@@ -56,8 +59,21 @@ export interface ExecSession {
   close(): void;
 }
 
+/** Who runs an exec'd program, and where it starts. */
+export interface ExecIdentity {
+  /** "uid:gid"; the sandbox user the driver was made for when absent. */
+  readonly user?: string;
+  /** The directory the program starts in; the container's working directory when absent. */
+  readonly workingDir?: string;
+}
+
+/** Options for a long-lived exec with its streams attached. */
+export interface AttachOptions extends ExecIdentity {
+  readonly env?: readonly string[];
+}
+
 /** Options for a one-shot exec. */
-export interface ExecOptions {
+export interface ExecOptions extends ExecIdentity {
   readonly argv: readonly string[];
   readonly stdin?: Buffer;
   readonly env?: readonly string[];
@@ -108,5 +124,6 @@ export interface ContainerDriver {
   list(labels: Readonly<Record<string, string>>): Promise<ContainerState[]>;
   /** Runs a program to completion; every exec has a deadline (ExecOptions.timeoutMs or a default). */
   exec(id: string, options: ExecOptions): Promise<ExecResult>;
-  attach(id: string, argv: readonly string[], env?: readonly string[]): Promise<ExecSession>;
+  /** Starts a program with its streams attached; it runs until its stdin closes or it exits. */
+  attach(id: string, argv: readonly string[], options?: AttachOptions): Promise<ExecSession>;
 }

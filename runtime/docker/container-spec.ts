@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { DEFAULT_RESOURCES } from "../config/config.js";
 import { denyOverlays, mountsFor, type Policy } from "../permissions/policy.js";
-import { forwarderArgv } from "../workers/in-container.js";
+import { asSandboxUser, forwarderArgv, SANDBOX_USER_VAR, TOOLS_EXEC } from "../workers/in-container.js";
 import type { Worker } from "../workers/worker.js";
 import type { ContainerMount, ContainerSpec } from "./container-driver.js";
 
@@ -45,8 +45,16 @@ export interface SpecOptions {
 }
 
 /**
- * The hardened container for a worker: no capabilities, read-only root with size-capped
- * tmpfs scratch, non-root, init, resource limits, labels; network only as the policy grants
+ * The capabilities a container keeps: only what its root needs to start processes as the
+ * sandbox user (switch ids, and empty their bounding set first). No process of the sandbox
+ * user holds any of them, even in its bounding set (see asSandboxUser).
+ */
+export const CONTAINER_CAPABILITIES = ["SETUID", "SETGID", "SETPCAP"] as const;
+
+/**
+ * The hardened container for a worker: no capability but the two that start processes as
+ * the sandbox user, read-only root with size-capped tmpfs scratch, init, a main command and
+ * every agent command as the non-root sandbox user, resource limits, labels; network only as the policy grants
  * (none, the egress proxy through a mounted socket, or bridged); and no host path but the
  * workspace, the borrowed object directories (ro), the granted paths, and the control dir (ro).
  */
@@ -68,11 +76,21 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
   const spec: ContainerSpec = {
     name: containerName(worker.id),
     image: worker.image,
-    user: `${options.user.uid}:${options.user.gid}`,
-    env: [`HOME=${CONTAINER_HOME}`, `WORKCELL_WORKER_ID=${worker.id}`, ...proxyEnv, ...Object.entries(worker.env).map(([name, value]) => `${name}=${value}`)],
+    // Root with only CONTAINER_CAPABILITIES, so that workcell's own programs can keep an
+    // identity the sandbox user cannot reach; the main command drops to the sandbox user.
+    user: TOOLS_EXEC.user,
+    capAdd: CONTAINER_CAPABILITIES,
+    env: [
+      `HOME=${CONTAINER_HOME}`,
+      `WORKCELL_WORKER_ID=${worker.id}`,
+      ...proxyEnv,
+      ...Object.entries(worker.env).map(([name, value]) => `${name}=${value}`),
+      // Last, so that nothing before it can name another user.
+      `${SANDBOX_USER_VAR}=${options.user.uid}:${options.user.gid}`,
+    ],
     labels: { [LABEL_MANAGED]: "true", [LABEL_WORKER]: worker.id, [LABEL_INSTANCE]: options.instance },
     workingDir: CONTAINER_WORKSPACE,
-    command: proxied ? forwarderArgv(worker.runtime) : ["sleep", "infinity"],
+    command: asSandboxUser(options.user, proxied ? forwarderArgv() : ["sleep", "infinity"]),
     mounts,
     tmpfs: {
       "/tmp": `rw,nosuid,nodev,exec,mode=1777,size=${worker.resources.tmpMb}m`,

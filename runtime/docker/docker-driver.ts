@@ -3,6 +3,7 @@ import Docker from "dockerode";
 import { AppError } from "../errors/app-error.js";
 import { seccompSecurityOpt } from "./seccomp-profile.js";
 import type {
+  AttachOptions,
   BuildProgress,
   ContainerDriver,
   ContainerSpec,
@@ -12,6 +13,7 @@ import type {
   ExecResult,
   ExecSession,
 } from "./container-driver.js";
+import { sandboxUser } from "./container-spec.js";
 import { DEFAULT_EXEC_DEADLINE_MS, HOST_DEADLINE_GRACE_MS, killAfterArgv, raceAbort } from "./exec-deadline.js";
 
 const DEFAULT_MAX_EXEC_BUFFER_BYTES = 64 * 1024 * 1024;
@@ -26,12 +28,24 @@ function readRuntimeDetails(runtimes: unknown): Record<string, { path: string; a
   );
 }
 
+/** How to reach the engine, and who an exec runs as unless it says otherwise. */
+export interface DockerDriverOptions {
+  /** dockerode's connection options; DOCKER_HOST or the local socket when absent. */
+  readonly engine?: Docker.DockerOptions;
+  /** The sandbox user; sandboxUser() of this process when absent. */
+  readonly sandboxUser?: { readonly uid: number; readonly gid: number };
+}
+
 /** The ContainerDriver for a Docker engine, local or remote (dockerode honours DOCKER_HOST). */
 export class DockerDriver implements ContainerDriver {
   private readonly docker: Docker;
+  /** Containers start as root (to hand workcell's own programs their identity), so every exec names its user. */
+  private readonly defaultUser: string;
 
-  constructor(options?: Docker.DockerOptions) {
-    this.docker = new Docker(options);
+  constructor(options: DockerDriverOptions = {}) {
+    this.docker = new Docker(options.engine);
+    const user = options.sandboxUser ?? sandboxUser(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
+    this.defaultUser = `${user.uid}:${user.gid}`;
   }
 
   async info(): Promise<EngineInfo> {
@@ -95,6 +109,7 @@ export class DockerDriver implements ContainerDriver {
         HostConfig: {
           NetworkMode: spec.networkMode,
           CapDrop: ["ALL"],
+          ...(spec.capAdd.length === 0 ? {} : { CapAdd: [...spec.capAdd] }),
           SecurityOpt: ["no-new-privileges:true", seccompSecurityOpt()],
           Privileged: false,
           ReadonlyRootfs: true,
@@ -213,7 +228,7 @@ export class DockerDriver implements ContainerDriver {
   }
 
   private async execAttached(id: string, argv: readonly string[], options: ExecOptions, signal: AbortSignal): Promise<ExecResult> {
-    const session = await this.attachInternal(id, argv, options.env, options.stdin !== undefined);
+    const session = await this.attachInternal(id, argv, options, options.stdin !== undefined);
     const maxBytes = options.maxBufferBytes ?? DEFAULT_MAX_EXEC_BUFFER_BYTES;
     const stdout = options.stdoutSink === undefined ? collect(session.stdout, maxBytes) : pipeInto(session.stdout, options.stdoutSink);
     const stderr = collect(session.stderr, maxBytes);
@@ -229,19 +244,21 @@ export class DockerDriver implements ContainerDriver {
     }
   }
 
-  attach(id: string, argv: readonly string[], env?: readonly string[]): Promise<ExecSession> {
-    return this.attachInternal(id, argv, env, true);
+  attach(id: string, argv: readonly string[], options: AttachOptions = {}): Promise<ExecSession> {
+    return this.attachInternal(id, argv, options, true);
   }
 
-  private async attachInternal(id: string, argv: readonly string[], env: readonly string[] | undefined, withStdin: boolean): Promise<ExecSession> {
+  private async attachInternal(id: string, argv: readonly string[], options: AttachOptions, withStdin: boolean): Promise<ExecSession> {
     const { exec, stream } = await guard(async () => {
       const exec = await this.docker.getContainer(id).exec({
         Cmd: [...argv],
+        User: options.user ?? this.defaultUser,
+        ...(options.workingDir === undefined ? {} : { WorkingDir: options.workingDir }),
         AttachStdin: withStdin,
         AttachStdout: true,
         AttachStderr: true,
         Tty: false,
-        ...(env === undefined ? {} : { Env: [...env] }),
+        ...(options.env === undefined ? {} : { Env: [...options.env] }),
       });
       const stream = await exec.start({ hijack: true, stdin: withStdin });
       return { exec, stream };

@@ -1,5 +1,3 @@
-import { PROTECTED_NODE, PROTECTED_TIMEOUT } from "../workers/in-container.js";
-
 /** How long a host-side exec into a container may take unless the caller says otherwise. */
 export const DEFAULT_EXEC_DEADLINE_MS = 5 * 60_000;
 
@@ -14,10 +12,9 @@ export const HOST_DEADLINE_GRACE_MS = 2_000;
 export function killAfterArgv(argv: readonly string[], deadlineMs: number): string[] {
   if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new RangeError(`deadlineMs must be a positive number of milliseconds; got ${deadlineMs}.`);
   if (argv.length === 0) throw new RangeError("argv must hold at least the program to run; got an empty list.");
-  // `timeout` stays the program's parent with the same stdio: a protected (non-dumpable)
-  // program needs a protected parent, or the sandbox could write its channel through it.
-  const timeout = argv[0] === PROTECTED_NODE ? PROTECTED_TIMEOUT : "timeout";
-  return [timeout, "-s", "KILL", `${Math.ceil(deadlineMs / 1000)}s`, ...argv];
+  // `timeout` runs as the exec's user and stays the program's parent with the same stdio:
+  // for workcell's own programs that is the container's root, out of the sandbox's reach.
+  return ["timeout", "-s", "KILL", `${Math.ceil(deadlineMs / 1000)}s`, ...argv];
 }
 
 /** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */

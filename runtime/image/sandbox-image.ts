@@ -13,6 +13,8 @@ const DOCKERFILE = "Dockerfile.sandbox";
 
 /** The language server copied into the image (from this package's own dependencies). */
 const PYRIGHT_ARCHIVE = "pyright.tar";
+/** The source of the helper that runs programs as the sandbox user, compiled in the image. */
+const SANDBOX_USER_SOURCE = "sandbox-user.c";
 
 /** The tag for an image built from this Dockerfile, bundle and extras: it changes whenever any does. */
 export function computeImageTag(dockerfile: string | Buffer, bundle: string | Buffer, ...extras: string[]): string {
@@ -47,9 +49,10 @@ export function parseBaseImage(dockerfile: string): string {
 export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: string, onProgress: BuildProgress): Promise<string> {
   const bundlePath = await bundleTools(projectRoot);
   const dockerfilePath = path.join(projectRoot, DOCKERFILE);
-  const [dockerfile, bundle] = await Promise.all([readFile(dockerfilePath), readFile(bundlePath)]);
+  const helperPath = path.join(projectRoot, "sandbox-images", SANDBOX_USER_SOURCE);
+  const [dockerfile, bundle, helper] = await Promise.all([readFile(dockerfilePath), readFile(bundlePath), readFile(helperPath, "utf8")]);
   const pyright = await pyrightPackage(projectRoot);
-  const tag = computeImageTag(dockerfile, bundle, `pyright@${pyright.version}`);
+  const tag = computeImageTag(dockerfile, bundle, `pyright@${pyright.version}`, helper);
   if (await driver.imageExists(tag)) return tag;
 
   const base = parseBaseImage(dockerfile.toString("utf8"));
@@ -69,8 +72,9 @@ export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: s
   try {
     await copyFile(dockerfilePath, path.join(context, DOCKERFILE));
     await copyFile(bundlePath, path.join(context, TOOLS_BUNDLE_NAME));
+    await copyFile(helperPath, path.join(context, SANDBOX_USER_SOURCE));
     await execa("tar", ["-C", path.dirname(pyright.directory), "--exclude=*.map", "-cf", path.join(context, PYRIGHT_ARCHIVE), "pyright"]);
-    await driver.buildImage(context, [DOCKERFILE, TOOLS_BUNDLE_NAME, PYRIGHT_ARCHIVE], DOCKERFILE, tag, onProgress);
+    await driver.buildImage(context, [DOCKERFILE, TOOLS_BUNDLE_NAME, SANDBOX_USER_SOURCE, PYRIGHT_ARCHIVE], DOCKERFILE, tag, onProgress);
   } finally {
     await rm(context, { recursive: true, force: true });
   }

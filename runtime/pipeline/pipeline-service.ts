@@ -173,7 +173,7 @@ export class PipelineService {
       }
       case "run_quality_checks": {
         const release = this.deps.admission === undefined ? () => undefined : await this.deps.admission.acquire(worker.id);
-        const result = await callWorkerTool(this.deps.driver, containerId, "quality_checks", { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) }, { runtime: worker.runtime }).finally(release);
+        const result = await callWorkerTool(this.deps.driver, containerId, "quality_checks", { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) }).finally(release);
         const structured = (result.structuredContent ?? {}) as { passed?: boolean; blocking?: boolean; checks?: unknown; coverage?: number };
         const blocked = structured.blocking === true;
         return {

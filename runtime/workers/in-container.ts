@@ -5,38 +5,39 @@ import { AppError } from "../errors/app-error.js";
 /** Where the bundled tools live inside the sandbox image. */
 export const TOOLS_PATH = "/opt/workcell/workcell-tools.mjs";
 
+/** The image's helper that runs a program as the sandbox user with no way back (sandbox-images/sandbox-user.c). */
+export const SANDBOX_USER_HELPER = "/usr/libexec/workcell-sandbox-user";
+
+/** The container variable that names the sandbox user ("uid:gid") for workcell's own programs. */
+export const SANDBOX_USER_VAR = "WORKCELL_SANDBOX_USER";
+
 /**
- * The sandbox image's execute-only node (mode 0111, root-owned). A process started from it
- * is non-dumpable from the moment of exec, so no other process of the sandbox user can
- * open its /proc/<pid>/fd, read its memory or ptrace it: its stdio, the channel to the
- * control plane, cannot be written by anything but itself.
+ * How workcell's own in-container programs are exec'd: as the container's root, which holds
+ * only CAP_SETUID, CAP_SETGID and CAP_SETPCAP, from `/` (the workspace may be closed to root). The
+ * program then switches its effective ids to the sandbox user and keeps the real uid 0, so
+ * no process of the sandbox user can write its stdio (the channel to the control plane),
+ * read its memory, ptrace or signal it, under runc and gVisor alike.
  */
-export const PROTECTED_NODE = "/usr/libexec/workcell-node";
+export const TOOLS_EXEC = { user: "0:0", workingDir: "/" } as const;
 
-/** The image's execute-only coreutils `timeout`, the parent of a protected program run under a deadline. */
-export const PROTECTED_TIMEOUT = "/usr/libexec/workcell-timeout";
-
-/** The readable node, for runtimes that cannot exec a binary the process may not read. */
-const PLAIN_NODE = "node";
-
-/** Whether a runtime can exec an execute-only binary (gVisor loads programs itself, so it needs to read them). */
-export function runsExecuteOnly(runtime: string | undefined): boolean {
-  return runtime === undefined || !/runsc|gvisor/i.test(runtime);
-}
-
-/** The argv that starts one mode of the in-container tools program under the given runtime. */
-export function toolsArgv(runtime: string | undefined, mode: string, ...args: readonly string[]): string[] {
-  return [runsExecuteOnly(runtime) ? PROTECTED_NODE : PLAIN_NODE, TOOLS_PATH, mode, ...args];
+/** The argv that starts one mode of the in-container tools program (exec'd with TOOLS_EXEC). */
+export function toolsArgv(mode: string, ...args: readonly string[]): string[] {
+  return ["node", TOOLS_PATH, mode, ...args];
 }
 
 /** The argv that starts the in-container MCP server on stdio. */
-export function mcpServerArgv(runtime: string | undefined): string[] {
-  return toolsArgv(runtime, "mcp");
+export function mcpServerArgv(): string[] {
+  return toolsArgv("mcp");
 }
 
 /** The argv of the container's main process when its traffic goes through the egress proxy. */
-export function forwarderArgv(runtime: string | undefined): string[] {
-  return toolsArgv(runtime, "forward");
+export function forwarderArgv(): string[] {
+  return toolsArgv("forward");
+}
+
+/** The argv that runs `argv` as the sandbox user, from a process of the container's root. */
+export function asSandboxUser(user: { uid: number; gid: number }, argv: readonly string[]): string[] {
+  return [SANDBOX_USER_HELPER, String(user.uid), String(user.gid), ...argv];
 }
 
 /**
@@ -48,11 +49,12 @@ export async function callInContainer<T>(
   containerId: string,
   argv: readonly string[],
   schema: z.ZodType<T, unknown>,
-  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[]; runtime?: string; timeoutMs?: number } = {},
+  options: { stdin?: Buffer; signal?: AbortSignal; env?: readonly string[]; timeoutMs?: number } = {},
 ): Promise<T> {
   const [mode = "", ...args] = argv;
   const result = await driver.exec(containerId, {
-    argv: toolsArgv(options.runtime, mode, ...args),
+    ...TOOLS_EXEC,
+    argv: toolsArgv(mode, ...args),
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.env === undefined ? {} : { env: options.env }),
@@ -110,7 +112,7 @@ export function callWorkerTool(
   containerId: string,
   tool: string,
   args: Record<string, unknown>,
-  options: { env?: readonly string[]; runtime?: string } = {},
+  options: { env?: readonly string[] } = {},
 ): Promise<WorkerToolResult> {
   return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), ...options, timeoutMs: TOOL_CALL_DEADLINE_MS });
 }

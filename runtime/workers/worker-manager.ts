@@ -17,7 +17,7 @@ import type { StateStore } from "../store/state-store.js";
 import { chownTree, createSharedClone, createStandaloneClone } from "../workspace/shared-clone.js";
 import { createDiskImage, disposeWorkspace, mountDiskImage, releaseOrphanImages, unmountWorkspace } from "../workspace/disk-image.js";
 import type { PoolSlot, WorkerPool } from "./worker-pool.js";
-import { mcpServerArgv } from "./in-container.js";
+import { mcpServerArgv, TOOLS_EXEC } from "./in-container.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
 import type { ExportResult } from "./export-branch.js";
 import { diffWorker, execInWorker, exportWorker, type OperationContext } from "./worker-operations.js";
@@ -254,7 +254,7 @@ export class WorkerManager {
   async openMcpSession(id: string): Promise<ExecSession> {
     const { worker, containerId } = await this.requireRunning(id);
     const env = worker.gate === undefined ? [] : [`WORKCELL_GATE=${JSON.stringify(worker.gate)}`];
-    return this.deps.driver.attach(containerId, mcpServerArgv(worker.runtime), env);
+    return this.deps.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env });
   }
 
   /**

@@ -56,7 +56,7 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
   const payload = Buffer.from(JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
   const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
   try {
-    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS, runtime: worker.runtime });
+    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS });
     if (audit.length > 0) await context.recordAudit(worker.id, audit, "sandbox");
     await context.event(worker.id, "exec", {
       command: request.command,
@@ -83,7 +83,7 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
 
 /** Everything that changed in the worker since its base, computed inside the container. */
 export function diffWorker(context: OperationContext, worker: Worker, containerId: string): Promise<DiffResult> {
-  return callInContainer(context.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema, { runtime: worker.runtime });
+  return callInContainer(context.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema);
 }
 
 /** Brings the worker's branch into the source repository (see exportBranch). */

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../runtime/workers/in-container.js";
 import { CliError, request, resolveConnection, type Connection } from "./connection.js";
 import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
 import { escapeControls, stringifyForTerminal } from "./terminal-text.js";
@@ -169,7 +170,9 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     }
     case "shell": {
       const worker = await request<Worker>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}`);
-      const run = spawnSync("docker", ["exec", "-it", "-w", "/workspace", worker.containerId, "bash"], { stdio: "inherit" });
+      // Containers start as root; the shell runs as the sandbox user the container names.
+      const asSandbox = `exec ${SANDBOX_USER_HELPER} "\${${SANDBOX_USER_VAR}%:*}" "\${${SANDBOX_USER_VAR}#*:}" bash`;
+      const run = spawnSync("docker", ["exec", "-it", "-w", "/workspace", worker.containerId, "sh", "-c", asSandbox], { stdio: "inherit" });
       if (run.error) throw new CliError(`Could not run the docker CLI (${run.error.message}); 'workcell shell' needs it on this machine.`);
       return run.status ?? 1;
     }

@@ -136,7 +136,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
     guard(async () => {
       const { worker, containerId } = await manager.requireRunning((await manager.resolve(ref)).id);
-      const result = await callWorkerTool(driver, containerId, tool, args, { runtime: worker.runtime });
+      const result = await callWorkerTool(driver, containerId, tool, args);
       return { content: result.content as CallToolResult["content"], ...(result.isError ? { isError: true } : {}) };
     })();
   server.registerTool(

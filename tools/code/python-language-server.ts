@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { sandboxCommand } from "../identity/sandbox-user.js";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -62,7 +63,8 @@ export class PythonLanguageServer {
     if (this.ready !== undefined) return this.ready;
     const script = serverScript();
     if (script === null) return Promise.reject(new Error("pyright is not installed"));
-    const child = spawn(process.execPath, [script, "--stdio"], { cwd: this.root, stdio: ["pipe", "pipe", "pipe"] });
+    const server = sandboxCommand(process.execPath, [script, "--stdio"]);
+    const child = spawn(server.file, server.args, { cwd: this.root, stdio: ["pipe", "pipe", "pipe"] });
     this.child = child;
     child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
     child.stderr.resume();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { sandboxCommand } from "../identity/sandbox-user.js";
 import { ToolInputError } from "../tool-result.js";
 
 /** Bytes of combined output kept per background process (older output is dropped). */
@@ -81,7 +82,8 @@ export class ProcessManager {
   start(command: string, cwd: string, env?: Record<string, string>): ProcessInfo {
     const running = [...this.processes.values()].filter((managed) => managed.running).length;
     if (running >= MAX_PROCESSES) throw new ToolInputError(`${running} background processes are running; kill_process one before starting another.`);
-    const child = spawn("bash", ["-c", command], { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const bash = sandboxCommand("bash", ["-c", command]);
+    const child = spawn(bash.file, bash.args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     const managed: ManagedProcess = {
       id: `p${this.nextId++}`,
       command,

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { sandboxCommand } from "../identity/sandbox-user.js";
 import { CALL_MARKER_VAR, createCallMarker, killMarkedProcesses } from "./call-marker.js";
 import { OutputCollector } from "./output-collector.js";
 
@@ -42,7 +43,8 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
   const stdout = new OutputCollector(spec.maxOutputBytes);
   const stderr = new OutputCollector(spec.maxOutputBytes);
   const argv = typeof spec.command === "string" ? ["bash", "-c", spec.command] : [...spec.command];
-  const [file, ...args] = argv;
+  const [program = "", ...programArgs] = argv;
+  const { file, args } = sandboxCommand(program, programArgs);
 
   return new Promise<RunResult>((resolve) => {
     let timedOut = false;
@@ -51,7 +53,7 @@ export function runProcess(spec: RunSpec): Promise<RunResult> {
     const timers: NodeJS.Timeout[] = [];
     const marker = createCallMarker();
 
-    const child = spawn(file ?? "", args, {
+    const child = spawn(file, args, {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env, [CALL_MARKER_VAR]: marker },
       detached: true,

@@ -23,8 +23,8 @@ export function createForgingDriver(): { driver: ContainerDriver; sessions: Forg
   const inner = new DockerDriver();
   const sessions: ForgedSession[] = [];
   const attach = inner.attach.bind(inner);
-  inner.attach = async (containerId, argv, env): Promise<ExecSession> => {
-    const real = await attach(containerId, argv, env);
+  inner.attach = async (containerId, argv, options): Promise<ExecSession> => {
+    const real = await attach(containerId, argv, options);
     const stdout = new PassThrough();
     let pending = Buffer.alloc(0);
     real.stdout.on("data", (chunk: Buffer) => {

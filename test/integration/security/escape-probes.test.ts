@@ -168,8 +168,9 @@ describe("escape probes inside a worker", () => {
   });
 
   it("the MCP server process holds no descriptor to a host path", async () => {
-    // Under runc the server is non-dumpable, so the sandbox cannot list its descriptors
-    // (forged-channel.test.ts proves that): look from the host, where the test runs as root.
+    // Under runc the sandbox cannot list the server's descriptors (forged-channel.test.ts
+    // proves that): look from the host, where the test runs as root. gVisor's /proc shows
+    // their targets to any process (not the files themselves), and the host cannot see them.
     const { readdir, readlink } = await import("node:fs/promises");
     const gvisor = /runsc/.test((worker as { runtime?: string }).runtime ?? "");
     const listing = gvisor
@@ -210,7 +211,11 @@ describe("docker inspect of every worker matches its policy", () => {
       const host = info.HostConfig;
       expect(host.Privileged).toBe(false);
       expect(host.CapDrop).toEqual(["ALL"]);
-      expect(host.CapAdd ?? []).toEqual([]);
+      // Only the container's root holds these, to start everything else as the sandbox user
+      // (the capability test above shows the agent's processes hold none).
+      expect([...(host.CapAdd ?? [])].sort()).toEqual(["SETGID", "SETPCAP", "SETUID"]);
+      expect(info.Config.User).toBe("0:0");
+      expect(info.Config.Cmd?.slice(0, 3)).toEqual(["/usr/libexec/workcell-sandbox-user", "1000", "1000"]);
       expect(host.ReadonlyRootfs).toBe(true);
       // gVisor caps the sandbox's processes with RLIMIT_NPROC instead (see container-spec.ts).
       if (host.Runtime === "runsc") expect(host.Ulimits?.find((limit) => limit.Name === "nproc")?.Hard).toBeGreaterThan(0);

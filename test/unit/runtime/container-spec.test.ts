@@ -1,13 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { buildContainerSpec, LABEL_INSTANCE, LABEL_WORKER, sandboxUser } from "../../../runtime/docker/container-spec.js";
+import { buildContainerSpec, CONTAINER_CAPABILITIES, LABEL_INSTANCE, LABEL_SPEC, LABEL_WORKER, sandboxUser, type SpecOptions } from "../../../runtime/docker/container-spec.js";
+import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR, TOOLS_PATH } from "../../../runtime/workers/in-container.js";
 import { sampleWorker } from "./fixtures.js";
 
 describe("buildContainerSpec", () => {
   const spec = buildContainerSpec(sampleWorker({ env: { FOO: "bar" } }), { instance: "inst", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/data/workers/0a1b2c3d/run", hidden: [] });
 
-  it("has no network and runs as a non-root user", () => {
+  it("has no network and runs its main command as the non-root sandbox user, through the image's helper", () => {
     expect(spec.networkMode).toBe("none");
-    expect(spec.user).toBe("1000:1000");
+    expect(spec.command).toEqual([SANDBOX_USER_HELPER, "1000", "1000", "sleep", "infinity"]);
   });
 
   it("mounts only the workspace read-write and the object directories read-only at the same path", () => {
@@ -51,5 +52,33 @@ describe("sandboxUser", () => {
   it("never runs the sandbox as root", () => {
     expect(sandboxUser(0, 0)).toEqual({ uid: 1000, gid: 1000 });
     expect(sandboxUser(1234, 999)).toEqual({ uid: 1234, gid: 999 });
+  });
+});
+
+describe("the identity of a worker's container", () => {
+  const options: SpecOptions = { instance: "test", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/data/workers/0a1b2c3d/run", hidden: [] };
+
+  it("starts as root holding only the capabilities that switch users", () => {
+    const spec = buildContainerSpec(sampleWorker(), options);
+    expect(spec.user).toBe("0:0");
+    expect([...spec.capAdd].sort()).toEqual(["SETGID", "SETPCAP", "SETUID"]);
+    expect(CONTAINER_CAPABILITIES).toHaveLength(3);
+  });
+
+  it("runs the egress forwarder as the sandbox user too", () => {
+    const proxied = sampleWorker({ permissions: { ...sampleWorker().permissions, net: ["example.com"] } });
+    expect(buildContainerSpec(proxied, { ...options, user: { uid: 1234, gid: 50 } }).command).toEqual([SANDBOX_USER_HELPER, "1234", "50", "node", TOOLS_PATH, "forward"]);
+  });
+
+  it("names the sandbox user for workcell's own programs last, so a worker's env cannot rename it", () => {
+    const spec = buildContainerSpec(sampleWorker({ env: { FOO: "bar", [SANDBOX_USER_VAR]: "0:0" } }), options);
+    // The engine keeps the last of two entries with one name.
+    expect(spec.env.at(-1)).toBe(`${SANDBOX_USER_VAR}=1000:1000`);
+  });
+
+  it("changes its spec hash with the sandbox user, so a container of another identity is recreated", () => {
+    const a = buildContainerSpec(sampleWorker(), options);
+    const b = buildContainerSpec(sampleWorker(), { ...options, user: { uid: 1001, gid: 1001 } });
+    expect(a.labels[LABEL_SPEC]).not.toBe(b.labels[LABEL_SPEC]);
   });
 });
