@@ -79,12 +79,14 @@ describe("creating a worker", () => {
 });
 
 describe("the container", () => {
-  it("is hardened as docker inspect shows: no network, no capabilities, read-only root, non-root, limits, labels", async () => {
+  it("is hardened as docker inspect shows: no network, only the capabilities that start the sandbox user, read-only root, limits, labels", async () => {
     const info = await docker.getContainer(worker.containerId).inspect();
     const host = info.HostConfig;
     expect(host.NetworkMode).toBe("none");
     expect(host.CapDrop).toEqual(["ALL"]);
-    expect(host.CapAdd ?? []).toEqual([]);
+    // The container's root keeps only these, to start every process of the agent as the
+    // non-root sandbox user (security/forged-channel.test.ts checks what those processes hold).
+    expect([...(host.CapAdd ?? [])].sort()).toEqual(["SETGID", "SETPCAP", "SETUID"]);
     expect(host.Privileged).toBe(false);
     expect(host.SecurityOpt).toContain("no-new-privileges:true");
     expect(host.ReadonlyRootfs).toBe(true);
@@ -97,7 +99,9 @@ describe("the container", () => {
     expect(host.LogConfig).toMatchObject({ Type: "json-file", Config: { "max-size": String(1024 * 1024) } });
     expect(Object.keys(host.Tmpfs ?? {}).sort()).toEqual(["/home/agent", "/tmp"]);
     for (const options of Object.values(host.Tmpfs ?? {})) expect(options).toMatch(/size=\d+m/);
-    expect(info.Config.User).not.toMatch(/^(0|root)(:|$)/);
+    expect(info.Config.User).toBe("0:0");
+    expect(info.Config.Cmd).toEqual(["/usr/libexec/workcell-sandbox-user", "1000", "1000", "sleep", "infinity"]);
+    expect(info.Config.Env).toContain("WORKCELL_SANDBOX_USER=1000:1000");
     expect(info.Config.Labels).toMatchObject({ "dev.workcell.worker": worker.id, "dev.workcell.managed": "true" });
     const mounts = info.Mounts.map((mount) => ({ source: mount.Source, target: mount.Destination, rw: mount.RW })).sort((a, b) => a.target.localeCompare(b.target));
     expect(mounts).toEqual(

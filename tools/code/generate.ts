@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { pathExists } from "../fs/exists.js";
 import path from "node:path";
 import type * as TS from "typescript";
 import { ToolInputError } from "../tool-result.js";
@@ -114,11 +115,11 @@ export function testFramework(root: string): "vitest" | "jest" | "mocha" | "node
 export function testPathFor(root: string, relative: string, python: boolean): string {
   const parsed = path.posix.parse(relative);
   if (python) {
-    const directory = ["tests", "test"].find((candidate) => existsSync(path.join(root, candidate))) ?? parsed.dir;
+    const directory = ["tests", "test"].find((candidate) => pathExists(path.join(root, candidate))) ?? parsed.dir;
     return path.posix.join(directory, `test_${parsed.name}.py`);
   }
   const extension = parsed.ext;
-  const directory = ["test", "tests", "__tests__"].find((candidate) => existsSync(path.join(root, candidate)));
+  const directory = ["test", "tests", "__tests__"].find((candidate) => pathExists(path.join(root, candidate)));
   const withoutSource = parsed.dir.replace(/^src(\/|$)/, "");
   return directory === undefined ? path.posix.join(parsed.dir, `${parsed.name}.test${extension}`) : path.posix.join(directory, withoutSource, `${parsed.name}.test${extension}`);
 }

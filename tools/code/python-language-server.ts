@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { sandboxCommand } from "../identity/sandbox-user.js";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
+import { pathExists } from "../fs/exists.js";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL, fileURLToPath } from "node:url";
@@ -32,7 +33,7 @@ interface TextEdit {
 /** Where pyright's language server is: in the image, or this package's own on a development host. */
 function serverScript(): string | null {
   if (process.env.WORKCELL_PYRIGHT) return process.env.WORKCELL_PYRIGHT;
-  if (existsSync(IMAGE_SERVER)) return IMAGE_SERVER;
+  if (pathExists(IMAGE_SERVER)) return IMAGE_SERVER;
   try {
     return path.join(path.dirname(createRequire(import.meta.url).resolve("pyright/package.json")), "langserver.index.js");
   } catch {
