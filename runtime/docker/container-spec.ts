@@ -94,7 +94,8 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
     mounts,
     tmpfs: {
       "/tmp": `rw,nosuid,nodev,exec,mode=1777,size=${worker.resources.tmpMb}m`,
-      [CONTAINER_HOME]: `rw,nosuid,nodev,exec,mode=1777,size=${HOME_TMPFS_MB}m`,
+      // Owned by the sandbox user: runc leaves a tmpfs root-owned 0755 whatever `mode` says.
+      [CONTAINER_HOME]: `rw,nosuid,nodev,exec,uid=${options.user.uid},gid=${options.user.gid},mode=0700,size=${HOME_TMPFS_MB}m`,
     },
     networkMode: policy.net === true ? "bridge" : "none",
     memoryMb: worker.resources.memoryMb,

@@ -22,6 +22,8 @@ describe("buildContainerSpec", () => {
   it("gives size-capped tmpfs scratch for /tmp and home", () => {
     expect(spec.tmpfs["/tmp"]).toMatch(/size=64m/);
     expect(spec.tmpfs["/home/agent"]).toMatch(/size=\d+m/);
+    // Owned by the sandbox user, not left to the runtime (runc makes it root's 0755).
+    expect(spec.tmpfs["/home/agent"]).toMatch(/(^|,)uid=1000,gid=1000,mode=0700(,|$)/);
   });
 
   it("labels the container with its worker and control plane instance", () => {
