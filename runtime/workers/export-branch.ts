@@ -25,7 +25,8 @@ export type ExportResult = z.infer<typeof ExportResultSchema>;
  * Brings the worker's branch into the source repository through a data-only path: the
  * container writes a git bundle to its stdout, the host stores it in a private directory,
  * verifies it and fetches it. The host never runs git in the workspace. A branch that
- * exists already is only moved forward, or moved at all if this worker put it there.
+ * exists already is only moved forward (or anywhere, if this worker put it there), and a
+ * branch checked out in one of the repository's worktrees is never moved.
  */
 export async function exportBranch(
   driver: ContainerDriver,
@@ -51,16 +52,30 @@ export async function exportBranch(
   const targetRef = `refs/heads/${targetBranch}`;
   const existing = await runHostGit(repo, ["rev-parse", "--verify", "--quiet", targetRef]);
   const current = existing.exitCode === 0 ? existing.stdout.trim() : undefined;
+  if (current === commit) return { repo, branch: targetBranch, commit, uncommittedFiles };
+  const worktree = await worktreeWithBranch(repo, targetRef);
+  if (worktree !== undefined) throw checkedOutConflict(targetBranch, repo, worktree);
   const ours = current !== undefined && worker.lastExport?.branch === targetBranch && worker.lastExport.commit === current;
 
-  if (current === commit) return { repo, branch: targetBranch, commit, uncommittedFiles };
-  if (commit === worker.baseCommit) {
-    if (current !== undefined && !ours) throw branchConflict(targetBranch, repo);
+  // The commit comes in under a private ref first, so that the decision below is git's own
+  // ancestry check and the branch itself moves in one compare-and-swap.
+  const stagingRef = `refs/workcell/${worker.id}/export`;
+  try {
+    if (commit !== worker.baseCommit) await fetchWorkerBranch(driver, containerId, worker, commit, stagingRef, scratchRoot, signal);
+    if (current !== undefined && !ours && !(await isAncestor(repo, current, commit))) throw branchConflict(targetBranch, repo);
     const update = await runHostGit(repo, ["update-ref", targetRef, commit, current ?? ""]);
-    if (update.exitCode !== 0) throw new AppError("conflict", `Could not set ${targetBranch} in ${repo}: ${update.stderr.trim()}`);
+    if (update.exitCode !== 0) {
+      throw new AppError("conflict", `Branch ${targetBranch} in ${repo} changed while the export ran (${update.stderr.trim()}). Export again.`, { details: { branch: targetBranch } });
+    }
     return { repo, branch: targetBranch, commit, uncommittedFiles };
+  } finally {
+    await runHostGit(repo, ["update-ref", "-d", stagingRef]);
   }
+}
 
+/** Has the container write a bundle of the worker's branch, verifies it on the host and fetches it into `ref`. */
+async function fetchWorkerBranch(driver: ContainerDriver, containerId: string, worker: Worker, commit: string, ref: string, scratchRoot: string, signal?: AbortSignal): Promise<void> {
+  const repo = worker.repo;
   const scratch = await mkdtemp(path.join(scratchRoot, "export-"));
   try {
     const bundle = path.join(scratch, "worker.bundle");
@@ -75,16 +90,30 @@ export async function exportBranch(
       throw new AppError("internal", `The worker could not write a bundle of ${worker.branch}: ${created.stderr.toString("utf8").trim()}`);
     }
     await verifyBundle(repo, bundle, worker.branch, commit);
-    const refspec = `${ours ? "+" : ""}refs/heads/${worker.branch}:${targetRef}`;
-    const fetched = await runHostGit(repo, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", bundle, refspec]);
-    if (fetched.exitCode !== 0) {
-      if (/non-fast-forward|rejected|checked out/.test(fetched.stderr)) throw branchConflict(targetBranch, repo, fetched.stderr.trim());
-      throw new AppError("internal", `Fetching the worker's bundle into ${repo} failed: ${fetched.stderr.trim()}`);
-    }
-    return { repo, branch: targetBranch, commit, uncommittedFiles };
+    const fetched = await runHostGit(repo, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", bundle, `+refs/heads/${worker.branch}:${ref}`]);
+    if (fetched.exitCode !== 0) throw new AppError("internal", `Fetching the worker's bundle into ${repo} failed (exit code ${fetched.exitCode}): ${fetched.stderr.trim() || "git said nothing"}`);
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** Whether `ancestor` is reachable from `descendant` in the repository (so moving a branch from one to the other loses nothing). */
+async function isAncestor(repo: string, ancestor: string, descendant: string): Promise<boolean> {
+  const result = await runHostGit(repo, ["merge-base", "--is-ancestor", ancestor, descendant]);
+  if (result.exitCode === 0) return true;
+  if (result.exitCode === 1) return false;
+  throw new AppError("internal", `Could not compare ${ancestor.slice(0, 12)} with ${descendant.slice(0, 12)} in ${repo}: ${result.stderr.trim() || `git exited with ${result.exitCode}`}`);
+}
+
+/** The worktree of the repository (its main one included) that has `ref` checked out, if any. */
+async function worktreeWithBranch(repo: string, ref: string): Promise<string | undefined> {
+  const list = await runHostGit(repo, ["worktree", "list", "--porcelain"]);
+  let worktree: string | undefined;
+  for (const line of list.stdout.split("\n")) {
+    if (line.startsWith("worktree ")) worktree = line.slice("worktree ".length);
+    else if (line === `branch ${ref}`) return worktree ?? repo;
+  }
+  return undefined;
 }
 
 /** Checks the bundle is well-formed, complete against the source repo, and holds exactly the expected ref. */
@@ -98,11 +127,19 @@ async function verifyBundle(repo: string, bundle: string, branch: string, commit
   }
 }
 
-function branchConflict(branch: string, repo: string, detail?: string): AppError {
+function branchConflict(branch: string, repo: string): AppError {
   return new AppError(
     "conflict",
-    `Branch ${branch} already exists in ${repo} and cannot be moved to the worker's commit without losing commits${detail ? ` (${detail})` : ""}. Export under another name with {"branch": "..."}, or delete that branch first.`,
-    { details: { branch } },
+    `Branch ${branch} already exists in ${repo} and has commits the worker's branch does not, so moving it would lose them. Export under another name with {"branch": "..."} and merge from there, or delete that branch first if its commits are not needed.`,
+    { details: { branch, reason: "diverged" } },
+  );
+}
+
+function checkedOutConflict(branch: string, repo: string, worktree: string): AppError {
+  return new AppError(
+    "conflict",
+    `Branch ${branch} is checked out in ${worktree}; moving it would change what that working tree's files are compared against. Export under another name with {"branch": "..."}, then merge it there (git merge <that branch>).`,
+    { details: { branch, reason: "checked_out", worktree } },
   );
 }
 

@@ -145,7 +145,7 @@ describe("the worker's MCP endpoint, through the official SDK client", () => {
     expect(git(repo, "rev-parse", "feature/shout")).toBe(git(repo, "rev-parse", worker.branch));
     const clobber = await test.api<{ error: { code: string; message: string } }>("POST", `/v1/workers/${worker.id}/export`, { branch: "main" });
     expect(clobber.status).toBe(409);
-    expect(clobber.body.error.message).toMatch(/already exists/);
+    expect(clobber.body.error.message).toMatch(/^Branch main is checked out in /);
     const invalid = await test.api("POST", `/v1/workers/${worker.id}/export`, { branch: "bad..name" });
     expect(invalid.status).toBe(400);
     expect(git(repo, "log", "-1", "--format=%s", "main")).toBe("initial");
