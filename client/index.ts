@@ -36,7 +36,7 @@ export type RemoveResult = z.output<typeof RemoveResultSchema>;
 export type { ErrorCode };
 
 export interface WorkcellClientOptions {
-  /** The control plane's address; default `WORKCELL_URL`, else http://127.0.0.1:7070. */
+  /** The control plane's address; default `resolveControlPlaneUrl()` (WORKCELL_URL, else WORKCELL_HOST and WORKCELL_PORT). */
   readonly url?: string;
   /** The bearer token; default `WORKCELL_TOKEN`. */
   readonly token?: string;
@@ -66,13 +66,26 @@ export class WorkcellError extends Error {
 
 const env = (name: string): string | undefined => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 
+/**
+ * The control plane's address as every workcell client finds it: `WORKCELL_URL`, else
+ * `http://WORKCELL_HOST:WORKCELL_PORT` (default 127.0.0.1:7070), the variables the control
+ * plane itself binds by, so a client never sends its token to a port the plane is not on.
+ */
+export function resolveControlPlaneUrl(vars: Readonly<Record<string, string | undefined>> = { WORKCELL_URL: env("WORKCELL_URL"), WORKCELL_HOST: env("WORKCELL_HOST"), WORKCELL_PORT: env("WORKCELL_PORT") }): string {
+  const explicit = vars.WORKCELL_URL?.trim();
+  if (explicit) return explicit.replace(/\/+$/, "");
+  const host = vars.WORKCELL_HOST?.trim() || "127.0.0.1";
+  const port = vars.WORKCELL_PORT?.trim() || "7070";
+  return `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
+}
+
 export class WorkcellClient {
   readonly url: string;
   readonly #token: string;
   readonly #fetch: typeof fetch;
 
   constructor(options: WorkcellClientOptions = {}) {
-    this.url = (options.url ?? env("WORKCELL_URL") ?? "http://127.0.0.1:7070").replace(/\/+$/, "");
+    this.url = (options.url ?? resolveControlPlaneUrl()).replace(/\/+$/, "");
     const token = options.token ?? env("WORKCELL_TOKEN");
     if (token === undefined || token === "") throw new TypeError("WorkcellClient needs a token: pass { token } or set WORKCELL_TOKEN (the control plane prints it at start and keeps it in its data dir).");
     this.#token = token;

@@ -4,8 +4,9 @@
 //
 //   node examples/drive-worker.mjs /abs/path/to/a/git/repo
 //
-// Needs a running control plane (`npm start`); the URL and token come from WORKCELL_URL and
-// WORKCELL_TOKEN, else http://127.0.0.1:7070 and the data dir's token (.workcell/token).
+// Needs a running control plane (`npm start`); the URL and token come from WORKCELL_URL (else
+// WORKCELL_HOST and WORKCELL_PORT, as the control plane binds) and WORKCELL_TOKEN, else
+// http://127.0.0.1:7070 and the data dir's token (.workcell/token).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -10,7 +10,8 @@
 // pipeline — feature file, step definitions, a failing unit test, the fix, a refactor,
 // validation — committing and checking each stage. The fix then comes back as a branch of
 // the demo repository. Needs a running control plane (`npm start`); the URL and token come
-// from WORKCELL_URL and WORKCELL_TOKEN, else http://127.0.0.1:7070 and .workcell/token.
+// from WORKCELL_URL (else WORKCELL_HOST and WORKCELL_PORT, as the control plane binds) and
+// WORKCELL_TOKEN, else http://127.0.0.1:7070 and .workcell/token.
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,8 +19,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { resolveControlPlaneUrl } from "workcell/client";
 
-const url = (process.env.WORKCELL_URL ?? "http://127.0.0.1:7070").replace(/\/+$/, "");
+const url = resolveControlPlaneUrl();
 const token = process.env.WORKCELL_TOKEN ?? readFileSync(path.join(process.env.WORKCELL_DATA_DIR ?? ".workcell", "token"), "utf8").trim();
 const here = path.dirname(fileURLToPath(import.meta.url));
 

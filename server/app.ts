@@ -57,6 +57,8 @@ export function createApp(deps: AppDeps): Hono {
     if (status >= 500 && !(error instanceof AppError && error.code === "docker_unavailable")) {
       deps.log(`${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
+    // RFC 6750: a 401 names the scheme, which MCP clients read to know how to authenticate.
+    if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="workcell"');
     return c.json(body, status as 400);
   });
   app.notFound((c) => {

@@ -49,6 +49,9 @@ async function main(argv: string[]): Promise<number> {
   const tokenLine =
     plane.tokenSource === "env" ? "token: (from WORKCELL_TOKEN)" : `token: ${plane.token}${plane.tokenSource === "generated" ? `  (new; saved to ${plane.tokenFile}, mode 0600)` : `  (from ${plane.tokenFile})`}`;
   process.stdout.write(`workcell control plane listening on ${plane.url}\n${tokenLine}\nimage: ${plane.image}\nruntime: ${plane.runtime.runtime} (${plane.runtime.source === "configured" ? "WORKCELL_RUNTIME" : "runsc when offered, else the engine's default"})\n`);
+  // Ready to paste into another shell, where the CLI, the typed client and the examples read it.
+  const tokenValue = plane.tokenSource === "env" ? '"$WORKCELL_TOKEN"' : plane.token;
+  process.stdout.write(`\nIn another shell:\n  export WORKCELL_URL=${plane.url} WORKCELL_TOKEN=${tokenValue}\n`);
   const shutdown = async () => {
     process.stderr.write("workcell: shutting down (worker containers keep running)...\n");
     await plane.close();

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../runtime/workers/in-container.js";
 import { CliError, request, resolveConnection, type Connection } from "./connection.js";
@@ -93,6 +94,15 @@ const need = (value: string | undefined, what: string, command: string): string 
   return value;
 };
 
+/** A flag's value as a positive number, or a usage error (exit code 2) that names the flag. */
+function positiveNumber(flag: string, value: string, example: string, command: string): number {
+  const number = Number(value);
+  if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
+    throw new CliError(`--${flag} takes a positive number (e.g. --${flag} ${example}); got "${escapeControls(value)}".\n\n${HELP[command]}`, 2);
+  }
+  return number;
+}
+
 /** Runs one client command; answers the exit code. */
 export async function runClientCommand(command: string, argv: string[], ctx: CliContext): Promise<number> {
   if (!(command in HELP)) throw new CliError(`Unknown command "${command}". Run 'workcell --help'.`, 2);
@@ -130,14 +140,15 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
 
   switch (command) {
     case "spawn": {
-      const body: Record<string, unknown> = { repo: need(first, "the repository path", command) };
+      // A relative path means the directory it names here, wherever the control plane runs.
+      const body: Record<string, unknown> = { repo: path.resolve(need(first, "the repository path", command)) };
       if (flags.base) body.baseRef = flags.base;
       if (flags.name) body.name = flags.name;
       const permissions = permissionsFromFlags(flags);
       if (Object.keys(permissions).length > 0) body.permissions = permissions;
       const resources: Record<string, number> = {};
-      if (flags.memory) resources.memoryMb = Number(flags.memory);
-      if (flags.cpus) resources.cpus = Number(flags.cpus);
+      if (typeof flags.memory === "string") resources.memoryMb = positiveNumber("memory", flags.memory, "2048", command);
+      if (typeof flags.cpus === "string") resources.cpus = positiveNumber("cpus", flags.cpus, "1.5", command);
       if (Object.keys(resources).length > 0) body.resources = resources;
       const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () => request<Worker>(connection, "POST", "/v1/workers", body));
       print(worker, () => `${color(ctx, 1, safe(worker.id))} ${statusColor(ctx, safe(worker.status))} on ${safe(worker.branch)}\nMCP: ${safe(worker.mcpUrl)}`);
@@ -187,8 +198,13 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       return 0;
     }
     case "export": {
-      const result = await request<{ branch: string; commit: string; repo: string }>(connection, "POST", `/v1/workers/${need(first, "the worker id", command)}/export`, flags.branch ? { branch: flags.branch } : {});
+      const result = await request<{ branch: string; commit: string; repo: string; uncommittedFiles?: number }>(connection, "POST", `/v1/workers/${need(first, "the worker id", command)}/export`, flags.branch ? { branch: flags.branch } : {});
       print(result, () => safe(`exported ${result.commit.slice(0, 12)} to ${result.branch} in ${result.repo}`));
+      const left = result.uncommittedFiles ?? 0;
+      if (left > 0) {
+        const files = left === 1 ? "1 file with uncommitted changes in the worker was" : `${left} files with uncommitted changes in the worker were`;
+        ctx.stderr(`${color(ctx, 33, `warning: ${files} NOT exported.`)} Commit them in the worker (git_commit) and export again.\n`);
+      }
       return 0;
     }
     case "rm": {

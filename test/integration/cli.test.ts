@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./helpers/control-plane.js";
-import { runCli } from "./helpers/cli.js";
+import path from "node:path";
+import { runCli, runCliIn } from "./helpers/cli.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -35,6 +36,25 @@ describe("the workcell CLI", () => {
     const human = await cli("ls");
     expect(human.stdout).toMatch(/^ID\s+NAME\s+STATUS/);
     expect(human.stdout).not.toMatch(/\u001b\[/);
+  });
+
+  it("resolves a relative repository path against the directory it runs in", async () => {
+    const result = await runCliIn(path.dirname(repo), test, "spawn", path.basename(repo), "--json");
+    expect(result.code, result.stderr).toBe(0);
+    const worker = JSON.parse(result.stdout) as { id: string; repo: string };
+    spawned.push(worker.id);
+    expect(worker.repo).toBe(repo);
+  });
+
+  it("refuses a flag value that is not a number as a usage error naming the flag, and creates nothing", async () => {
+    const before = (await test.api<{ workers: unknown[] }>("GET", "/v1/workers")).body.workers.length;
+    for (const [flag, value] of [["--memory", "lots"], ["--cpus", "0"], ["--memory", "-5"]]) {
+      const result = await cli("spawn", repo, `${flag}=${value}`);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${flag} takes a positive number (e.g. ${flag} `);
+      expect(result.stderr).toContain(`got "${value}"`);
+    }
+    expect((await test.api<{ workers: unknown[] }>("GET", "/v1/workers")).body.workers.length).toBe(before);
   });
 
   it("exec exits with the command's exit code and streams its output", async () => {

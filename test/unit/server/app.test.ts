@@ -75,6 +75,16 @@ describe("control plane HTTP guards", () => {
     expect(await wrong.text()).not.toContain("guess-guess-guess");
   });
 
+  it("names the Bearer scheme in WWW-Authenticate on every 401, the MCP endpoints' included", async () => {
+    for (const route of ["/v1/workers", "/v1/mcp", "/v1/workers/0a1b2c3d/mcp"]) {
+      const response = await makeApp().request(route, { method: "POST", headers: { host: "127.0.0.1:7070", "content-type": "application/json" }, body: "{}" });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="workcell"');
+    }
+    const authorized = await makeApp().request("/v1/workers", { headers: headers() });
+    expect(authorized.headers.get("www-authenticate")).toBeNull();
+  });
+
   it("answers with the worker list when the token is right", async () => {
     const response = await makeApp().request("/v1/workers", { headers: headers() });
     expect(response.status).toBe(200);
