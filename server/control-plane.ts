@@ -145,7 +145,10 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     requireRunning: (workerId) => manager.requireRunning(workerId),
     event: (workerId, type, data) => events.append(workerId, type, data),
   });
-  const orchestrator = new OrchestratorEndpoint({ manager, pipeline, agents, driver }, config.maxMcpBodyBytes);
+  let port = config.port;
+  const urlHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const baseUrl = () => `http://${urlHost}:${port}`;
+  const orchestrator = new OrchestratorEndpoint({ manager, pipeline, agents, driver, baseUrl }, config.maxMcpBodyBytes);
   manager.setNetPrompter(async (workerId, target) => {
     const worker = await manager.get(workerId);
     try {
@@ -193,8 +196,6 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const watchdog = new ResourceWatchdog(manager, config.watchdogIntervalMs, log, (workerId, type, data) => events.append(workerId, type, data));
   watchdog.start();
 
-  let port = config.port;
-  const urlHost = config.host.includes(":") ? `[${config.host}]` : config.host;
   const app = createApp({
     token,
     manager,
@@ -202,7 +203,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     driver,
     configuredRuntime: config.runtime,
     allowedHosts: () => allowedHostHeaders(config.host, port),
-    baseUrl: () => `http://${urlHost}:${port}`,
+    baseUrl,
     maxBodyBytes: config.maxBodyBytes,
     maxMcpBodyBytes: config.maxMcpBodyBytes,
     log,

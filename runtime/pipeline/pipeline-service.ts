@@ -60,6 +60,14 @@ export class PipelineService {
   constructor(private readonly deps: PipelineDeps) {}
 
   async acceptGoal(input: { goal: string; type: Task["type"]; worker: Worker }): Promise<StepResult & { hint: string; next: string }> {
+    // Every stage after this one prompts the worker's agent: without one the task could only stall.
+    if (input.worker.agent === undefined) {
+      throw new AppError(
+        "conflict",
+        `Worker ${input.worker.name} (${input.worker.id}) has no agent, so nothing would carry out the task's prompts. Spawn a worker with agent: {"command": [...]} (spawn_worker's agent argument) and accept the goal there.`,
+        { details: { worker: input.worker.id, reason: "no_agent" } },
+      );
+    }
     await this.deps.requireRunning(input.worker.id);
     const now = new Date().toISOString();
     const task: Task = {

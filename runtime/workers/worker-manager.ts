@@ -87,6 +87,8 @@ export class WorkerManager {
   private readonly downListeners = new Set<WorkerDownListener>();
   /** Values of env vars given to workers: redacted from events and logs. */
   private readonly secretValues = new Set<string>();
+  /** Names of workers being created right now, so two creations cannot both take one name. */
+  private readonly namesInCreation = new Set<string>();
   /** Last tool call or exec per worker, for idle timeouts. */
   private readonly activity = new Map<string, number>();
   private readonly egress: WorkerEgress;
@@ -127,6 +129,26 @@ export class WorkerManager {
   }
 
   async create(input: CreateWorkerInput): Promise<Worker> {
+    if (input.name !== undefined) await this.claimName(input.name);
+    try {
+      return await this.createClaimed(input);
+    } finally {
+      if (input.name !== undefined) this.namesInCreation.delete(input.name);
+    }
+  }
+
+  /** Refuses a name another worker has, or is being created with: a name must find one worker. */
+  private async claimName(name: string): Promise<void> {
+    const holder = this.namesInCreation.has(name) ? "being created" : (await this.deps.store.listWorkers()).find((worker) => worker.name === name)?.id;
+    if (holder !== undefined) {
+      throw new AppError("conflict", `name: a worker named "${name}" exists already (${holder}). Choose another name, or remove that worker first.`, {
+        details: { field: "name", worker: holder },
+      });
+    }
+    this.namesInCreation.add(name);
+  }
+
+  private async createClaimed(input: CreateWorkerInput): Promise<Worker> {
     const { worker, secrets, runtimeNote } = await planWorker(input, {
       dataDir: this.deps.config.dataDir,
       hostEnv: this.deps.hostEnv,
@@ -330,13 +352,17 @@ export class WorkerManager {
     });
   }
 
-  /** A worker by id or by name (names are not unique; the newest wins). */
+  /** A worker by id or by name; a name two workers share (from before names were unique) is refused, never guessed. */
   async resolve(ref: string): Promise<Worker> {
     const byId = await this.deps.store.getWorker(ref);
     if (byId !== undefined) return this.get(byId.id);
-    const named = (await this.deps.store.listWorkers()).filter((worker) => worker.name === ref).sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-    if (named === undefined) throw new AppError("not_found", `No worker with id or name "${ref.slice(0, 64)}". list_workers shows them.`);
-    return this.get(named.id);
+    const named = (await this.deps.store.listWorkers()).filter((worker) => worker.name === ref);
+    if (named.length === 0) throw new AppError("not_found", `No worker with id or name "${ref.slice(0, 64)}". list_workers shows them.`);
+    if (named.length > 1) {
+      const ids = named.map((worker) => worker.id);
+      throw new AppError("conflict", `${named.length} workers are named "${ref.slice(0, 64)}" (${ids.join(", ")}). Use the id of the one you mean.`, { details: { workers: ids } });
+    }
+    return this.get((named[0] as Worker).id);
   }
 
   /** Sets the model the worker's agent gets in WORKCELL_MODEL. */

@@ -17,7 +17,12 @@ export interface OrchestratorDeps {
   readonly pipeline: PipelineService;
   readonly agents: AgentRunner;
   readonly driver: ContainerDriver;
+  /** The control plane's own address, for each worker's MCP URL. */
+  readonly baseUrl: () => string;
 }
+
+/** The most patch text diff_worker answers; the file list is always complete. */
+const MAX_PATCH_CHARS = 200_000;
 
 const json = (value: unknown, isError = false): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
@@ -36,18 +41,27 @@ const guard = (body: () => Promise<CallToolResult>) => async (): Promise<CallToo
 };
 
 const workerRef = z.string().min(1).max(100).describe("Worker id or name");
-const summarize = (worker: Worker) => ({ id: worker.id, name: worker.name, status: worker.status, branch: worker.branch, repo: worker.repo, model: worker.model ?? null, ...(worker.error ? { error: worker.error } : {}) });
 
 /** Registers the worker lifecycle, inspection and pipeline tools on the orchestrator's server. */
 export function registerOrchestratorTools(server: McpServer, deps: OrchestratorDeps): void {
   const { manager, pipeline, agents, driver } = deps;
+  const summarize = (worker: Worker) => ({
+    id: worker.id,
+    name: worker.name,
+    status: worker.status,
+    branch: worker.branch,
+    repo: worker.repo,
+    mcpUrl: `${deps.baseUrl()}/v1/workers/${worker.id}/mcp`,
+    model: worker.model ?? null,
+    ...(worker.error ? { error: worker.error } : {}),
+  });
 
   server.registerTool(
     "spawn_worker",
     {
       description: `Create a worker: an isolated clone of repo on its own branch in its own sandbox. Templates: ${Object.entries(TEMPLATES).map(([name, t]) => `${name} (${t.description})`).join("; ")}.`,
       inputSchema: {
-        name: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be kebab-case").max(40).describe("Kebab-case name, also the branch prefix"),
+        name: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be kebab-case").max(40).describe("Kebab-case name, also the branch prefix; unique among the workers"),
         repo: z.string().min(1).describe("Absolute path of the git repository on the control plane's host"),
         baseRef: z.string().optional().describe("Branch, tag or commit to start from (default HEAD)"),
         template: z.enum(Object.keys(TEMPLATES) as [string, ...string[]]).optional().describe("Preset of permissions and resources"),
@@ -131,6 +145,31 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
           active_task: task === undefined ? null : { task_id: task.id, goal: task.goal, stage: task.transitions.at(-1)?.to_stage ?? "accept_goal" },
         });
       })(),
+  );
+
+  server.registerTool(
+    "diff_worker",
+    {
+      description: `What changed in a worker since its base: every file with its status and line counts, and the patch (committed, staged, unstaged and new files; the patch is cut at ${MAX_PATCH_CHARS} characters).`,
+      inputSchema: { worker: workerRef },
+      annotations: { readOnlyHint: true },
+    },
+    ({ worker }) =>
+      guard(async () => {
+        const diff = await manager.diff((await manager.resolve(worker)).id);
+        const truncated = diff.patch.length > MAX_PATCH_CHARS;
+        return json({ ...diff, patch: truncated ? diff.patch.slice(0, MAX_PATCH_CHARS) : diff.patch, truncated });
+      })(),
+  );
+
+  server.registerTool(
+    "export_worker",
+    {
+      description: "Bring a worker's branch into its source repository as a branch (the worker's own branch name unless branch is given). An existing branch is only moved forward; a branch checked out in the repository is never moved. Uncommitted files are not exported: uncommittedFiles counts them.",
+      inputSchema: { worker: workerRef, branch: z.string().min(1).max(250).optional().describe("Branch to create or move forward in the source repository") },
+      annotations: { destructiveHint: false },
+    },
+    ({ worker, branch }) => guard(async () => json(await manager.export((await manager.resolve(worker)).id, branch)))(),
   );
 
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
