@@ -47,16 +47,16 @@ export class ToolRegistry {
     }
     if (this.tools.has(definition.name)) throw new Error(`Tool "${definition.name}" is registered twice.`);
     const guardedHandler = guarded(definition.handler);
-    const schema = z.object(definition.inputSchema);
+    const schema = strictArguments(definition.name, definition.inputSchema);
     // Every call runs with itself as the current call, so checks deep inside can ask a reviewer for it.
     const run = (args: never, context: ToolCallContext) => currentCall.run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, guardedHandler));
     const handler = async (args: never, context: ToolCallContext) => this.decorate(await run(args, context));
-    this.tools.set(definition.name, { schema: z.object(definition.inputSchema) as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
+    this.tools.set(definition.name, { schema: schema as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
     this.server.registerTool(
       definition.name,
       {
         description: definition.description,
-        inputSchema: definition.inputSchema,
+        inputSchema: schema,
         ...(definition.outputSchema === undefined ? {} : { outputSchema: definition.outputSchema }),
         annotations: definition.annotations,
       },
@@ -100,4 +100,18 @@ export class ToolRegistry {
     }
     return tool.handler(parsed.data as never, context);
   }
+}
+
+/**
+ * A tool's arguments as a closed object: a misspelt field is an error that names it and the
+ * fields the tool takes, not silently ignored (and the JSON schema says additionalProperties: false).
+ */
+export function strictArguments<Shape extends z.ZodRawShape>(tool: string, shape: Shape) {
+  const fields = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown field${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((key) => JSON.stringify(key)).join(", ")}; ${tool} takes ${fields.length === 0 ? "no arguments" : fields.join(", ")}`
+        : undefined,
+  });
 }
