@@ -1,10 +1,12 @@
 /** What project_info answers. */
 export interface ProjectInfo {
   language: "typescript" | "javascript" | "python" | "java" | "kotlin" | "go" | "rust" | "csharp" | "unknown";
-  buildSystem: "npm" | "pnpm" | "yarn" | "gradle" | "maven" | "pip" | "poetry" | "uv" | "go" | "cargo" | "dotnet" | "unknown";
+  buildSystem: "npm" | "pnpm" | "yarn" | "gradle" | "maven" | "pip" | "poetry" | "uv" | "pdm" | "go" | "cargo" | "dotnet" | "unknown";
   buildCommand: string | null;
   testCommand: string | null;
   sourceRoots: string[];
+  /** Why a command differs from the build system's usual one (e.g. its tool is not in the image). */
+  note?: string;
 }
 
 /** The facts detection needs: which paths exist and the text of a few manifest files. */
@@ -13,7 +15,12 @@ export interface ProjectFiles {
   read(relativePath: string): string | undefined;
   /** Top-level entry names, for suffix checks like *.csproj. */
   readonly topLevel: readonly string[];
+  /** Whether a program is on PATH; every program is taken to be when absent. */
+  hasProgram?(name: string): boolean;
 }
+
+/** Python test files pytest collects by default. */
+const PYTEST_FILE = /^(test_.+|.+_test)\.py$/;
 
 const NPM_DEFAULT_TEST = /no test specified/;
 
@@ -53,18 +60,8 @@ export function detectProject(files: ProjectFiles): ProjectInfo {
   }
   const packageJson = files.read("package.json");
   if (packageJson !== undefined) return detectNode(files, packageJson, roots);
-  if (files.has("pyproject.toml") || files.has("requirements.txt") || files.has("setup.py") || files.has("setup.cfg")) {
-    const pyproject = files.read("pyproject.toml") ?? "";
-    const buildSystem = /\[tool\.poetry\]/.test(pyproject) || files.has("poetry.lock") ? "poetry" : files.has("uv.lock") ? "uv" : "pip";
-    const runner = buildSystem === "poetry" ? "poetry run " : buildSystem === "uv" ? "uv run " : "python3 -m ";
-    return {
-      language: "python",
-      buildSystem,
-      buildCommand: "python3 -m compileall -q .",
-      testCommand: `${runner}pytest`,
-      sourceRoots: roots("src", "tests", "test").concat(files.has("src") ? [] : ["."]),
-    };
-  }
+  const pytestFiles = files.topLevel.some((name) => PYTEST_FILE.test(name));
+  if (files.has("pyproject.toml") || files.has("requirements.txt") || files.has("setup.py") || files.has("setup.cfg") || pytestFiles) return detectPython(files, roots);
   return { language: "unknown", buildSystem: "unknown", buildCommand: null, testCommand: null, sourceRoots: [] };
 }
 
@@ -82,4 +79,27 @@ function detectNode(files: ProjectFiles, packageJson: string, roots: (...candida
   const buildCommand = scripts.build !== undefined ? run("build") : typescript ? "tsc --noEmit" : null;
   const testCommand = scripts.test !== undefined && !NPM_DEFAULT_TEST.test(scripts.test) ? `${buildSystem} test` : "node --test";
   return { language: typescript ? "typescript" : "javascript", buildSystem, buildCommand, testCommand, sourceRoots: roots("src", "lib", "test", "tests", "app") };
+}
+
+/**
+ * Python: pytest through the project's own runner (poetry, uv, pdm) when the image has it,
+ * else the image's python3, with src/ on the import path for a src layout (nothing is
+ * installed into the sandbox, so the package is only importable from its source).
+ */
+function detectPython(files: ProjectFiles, roots: (...candidates: string[]) => string[]): ProjectInfo {
+  const pyproject = files.read("pyproject.toml") ?? "";
+  const buildSystem: ProjectInfo["buildSystem"] =
+    /\[tool\.poetry\]/.test(pyproject) || files.has("poetry.lock") ? "poetry" : files.has("uv.lock") || /\[tool\.uv\]/.test(pyproject) ? "uv" : files.has("pdm.lock") || /\[tool\.pdm\]/.test(pyproject) ? "pdm" : "pip";
+  const srcLayout = files.has("src") && !files.has("src/__init__.py");
+  const plain = `${srcLayout ? "PYTHONPATH=src " : ""}python3 -m pytest`;
+  const runnerMissing = buildSystem !== "pip" && files.hasProgram?.(buildSystem) === false;
+  const testCommand = buildSystem === "pip" || runnerMissing ? plain : `${buildSystem} run pytest`;
+  return {
+    language: "python",
+    buildSystem,
+    buildCommand: "python3 -m compileall -q .",
+    testCommand,
+    sourceRoots: roots("src", "tests", "test").concat(files.has("src") ? [] : ["."]),
+    ...(runnerMissing ? { note: `${buildSystem} is not in the sandbox image, so tests run with its python3 (${plain}); extend the image to use ${buildSystem} (see the README).` } : {}),
+  };
 }

@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { isExecutableFile, pathExists } from "../fs/exists.js";
 import path from "node:path";
 import type { ToolRegistry } from "../registry.js";
 import { textResult } from "../tool-result.js";
@@ -10,7 +11,7 @@ const MAX_MANIFEST_BYTES = 1024 * 1024;
 export function inspectProject(root: string): ProjectInfo {
   const inside = (relative: string) => path.join(root, relative);
   return detectProject({
-    has: (relative) => existsSync(inside(relative)),
+    has: (relative) => pathExists(inside(relative)),
     read: (relative) => {
       try {
         const text = readFileSync(inside(relative), "utf8");
@@ -20,7 +21,13 @@ export function inspectProject(root: string): ProjectInfo {
       }
     },
     topLevel: safeReaddir(root),
+    hasProgram: isOnPath,
   });
+}
+
+/** Whether an executable `name` is in one of PATH's directories. */
+function isOnPath(name: string): boolean {
+  return (process.env.PATH ?? "").split(":").some((dir) => dir !== "" && isExecutableFile(path.join(dir, name)));
 }
 
 function safeReaddir(dir: string): string[] {
@@ -46,6 +53,7 @@ export function registerProjectTool(registry: ToolRegistry, root: string): void 
         `buildCommand: ${info.buildCommand ?? "(none)"}`,
         `testCommand: ${info.testCommand ?? "(none)"}`,
         `sourceRoots: ${info.sourceRoots.join(", ") || "(none)"}`,
+        ...(info.note === undefined ? [] : [`note: ${info.note}`]),
       ].join("\n");
       return textResult(text, { ...info });
     },

@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { detectProject } from "../../../../tools/project/detect-project.js";
 import { validationCommand } from "../../../../tools/build/validation-command.js";
 
-function files(entries: Record<string, string>) {
+function files(entries: Record<string, string>, programs?: readonly string[]) {
   return {
-    has: (path: string) => path in entries,
+    has: (path: string) => path in entries || Object.keys(entries).some((entry) => entry.startsWith(`${path}/`)),
     read: (path: string) => entries[path],
-    topLevel: Object.keys(entries).filter((path) => !path.includes("/")),
+    topLevel: [...new Set(Object.keys(entries).map((path) => path.split("/")[0] as string))],
+    ...(programs === undefined ? {} : { hasProgram: (name: string) => programs.includes(name) }),
   };
 }
 
@@ -27,6 +28,32 @@ describe("detectProject", () => {
     expect(detectProject(files({ "pom.xml": "" }))).toMatchObject({ buildSystem: "maven", testCommand: "mvn -q -B test" });
   });
 
+  it("falls back to the image's python3 when the project's runner (uv, poetry, pdm) is not installed, and says so", () => {
+    const uv = detectProject(files({ "pyproject.toml": "[project]\nname='x'", "uv.lock": "", "tests/test_x.py": "" }, ["python3", "git"]));
+    expect(uv).toMatchObject({ buildSystem: "uv", testCommand: "python3 -m pytest" });
+    expect(uv.note).toMatch(/^uv is not in the sandbox image, so tests run with its python3 \(python3 -m pytest\)/);
+    expect(detectProject(files({ "pyproject.toml": "[tool.poetry]\nname='x'" }, []))).toMatchObject({ buildSystem: "poetry", testCommand: "python3 -m pytest" });
+    expect(detectProject(files({ "pyproject.toml": "[project]", "pdm.lock": "" }, []))).toMatchObject({ buildSystem: "pdm", testCommand: "python3 -m pytest" });
+    // With the runner present, it is used, and nothing needs saying.
+    const present = detectProject(files({ "pyproject.toml": "[project]", "uv.lock": "" }, ["uv"]));
+    expect(present).toMatchObject({ testCommand: "uv run pytest" });
+    expect(present.note).toBeUndefined();
+  });
+
+  it("puts src/ on the import path for a src layout, which nothing installs in the sandbox", () => {
+    const info = detectProject(files({ "pyproject.toml": "[project]", "uv.lock": "", "src/itsdangerous/__init__.py": "", "tests/test_signer.py": "" }, []));
+    expect(info.testCommand).toBe("PYTHONPATH=src python3 -m pytest");
+    expect(detectProject(files({ "requirements.txt": "", "src/app/__init__.py": "" })).testCommand).toBe("PYTHONPATH=src python3 -m pytest");
+    // A src that is itself the package is not a src layout.
+    expect(detectProject(files({ "requirements.txt": "", "src/__init__.py": "" })).testCommand).toBe("python3 -m pytest");
+  });
+
+  it("detects a plain directory of test_*.py files with no configuration as pytest", () => {
+    expect(detectProject(files({ "test_math.py": "", "mathlib.py": "" }))).toMatchObject({ language: "python", buildSystem: "pip", testCommand: "python3 -m pytest", sourceRoots: ["."] });
+    expect(detectProject(files({ "calc_test.py": "" })).testCommand).toBe("python3 -m pytest");
+    expect(detectProject(files({ "notes.py": "" })).language).toBe("unknown");
+  });
+
   it("detects Python with pip, Poetry and uv", () => {
     expect(detectProject(files({ "requirements.txt": "" }))).toMatchObject({ language: "python", buildSystem: "pip", testCommand: "python3 -m pytest" });
     expect(detectProject(files({ "pyproject.toml": "[tool.poetry]\nname='x'" }))).toMatchObject({ buildSystem: "poetry", testCommand: "poetry run pytest" });
@@ -41,6 +68,17 @@ describe("detectProject", () => {
 
   it("says unknown when nothing matches", () => {
     expect(detectProject(files({ "notes.txt": "" }))).toEqual({ language: "unknown", buildSystem: "unknown", buildCommand: null, testCommand: null, sourceRoots: [] });
+  });
+});
+
+describe("validationCommand's type definitions", () => {
+  const ts = detectProject(files({ "package.json": "{}", "tsconfig.json": "{}" }));
+  const hasTsconfig = (p: string) => p === "tsconfig.json";
+
+  it("points tsc at the image's @types when the project brings none, with only node's unless the tsconfig names its own", () => {
+    expect(validationCommand(ts, "typescript", hasTsconfig, { roots: "/usr/share/nodejs/@types", tsconfigNamesTypes: false })).toMatch(/--noEmit -p \. --pretty false --typeRoots \/usr\/share\/nodejs\/@types --types node$/);
+    expect(validationCommand(ts, "typescript", hasTsconfig, { roots: "/usr/share/nodejs/@types", tsconfigNamesTypes: true })).toMatch(/--pretty false --typeRoots \/usr\/share\/nodejs\/@types$/);
+    expect(validationCommand(ts, "typescript", hasTsconfig)).toMatch(/--pretty false$/);
   });
 });
 
