@@ -1,5 +1,6 @@
-import { existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
+import { pathExists } from "../fs/exists.js";
 import { z } from "zod";
 import type { Admit } from "../approvals/admission-client.js";
 import type { AccessControl } from "../permissions/access-control.js";
@@ -10,7 +11,7 @@ import type { ToolRegistry } from "../registry.js";
 import { capText } from "../shell/output-collector.js";
 import { runProcess } from "../shell/run-process.js";
 import { errorResult, textResult } from "../tool-result.js";
-import { parseDiagnostics, summarizeDiagnostics, type Diagnostic } from "./parse-diagnostics.js";
+import { isEnvironmentFailure, parseDiagnostics, summarizeDiagnostics, unlocatedFailure, type Diagnostic } from "./parse-diagnostics.js";
 import { VALIDATION_LANGUAGES, validationCommand } from "./validation-command.js";
 
 const BUILD_TIMEOUT_MS = 15 * 60_000;
@@ -25,17 +26,38 @@ export interface GateHolder {
   state: GateState;
 }
 
-/** Runs a compile-like command and reads its diagnostics. */
+/** Where Debian's packaged type definitions live in the sandbox image (@types/node among them). */
+const IMAGE_TYPE_ROOTS = "/usr/share/nodejs/@types";
+
+/**
+ * Runs a compile-like command and reads its diagnostics. A failure whose output names no
+ * error still counts one (without a place), and `environment` says whether the failure is
+ * the sandbox's (a missing program or type definitions) rather than the code's.
+ */
 export async function runAndParse(command: string, cwd: string, signal: AbortSignal) {
   const run = await runProcess({ command, cwd, timeoutMs: BUILD_TIMEOUT_MS, maxOutputBytes: MAX_BUILD_OUTPUT_BYTES, env: OFFLINE_ENV, signal });
   const combined = `${run.stdout}\n${run.stderr}`;
-  const summary = summarizeDiagnostics(parseDiagnostics(combined));
-  const success = run.exitCode === 0 && !run.timedOut && summary.errorCount === 0;
-  return { run, summary, success, tail: capText(combined.trim(), OUTPUT_TAIL_CHARS).text };
+  const diagnostics = parseDiagnostics(combined);
+  const failed = run.exitCode !== 0 || run.timedOut;
+  const parsedErrors = diagnostics.filter((d) => d.severity === "error").length;
+  const summary = summarizeDiagnostics(failed && parsedErrors === 0 ? [...diagnostics, unlocatedFailure(run.spawnError ?? combined, run.exitCode, run.timedOut)] : diagnostics);
+  const success = !failed && summary.errorCount === 0;
+  const environment = !success && isEnvironmentFailure(run.exitCode, summary.errors);
+  return { run, summary, success, environment, tail: capText(combined.trim(), OUTPUT_TAIL_CHARS).text };
+}
+
+/** Whether the workspace's tsconfig.json sets compilerOptions.types (read loosely: it may hold comments). */
+function tsconfigNamesTypes(root: string): boolean {
+  try {
+    return /"types"\s*:/.test(readFileSync(path.join(root, "tsconfig.json"), "utf8"));
+  } catch {
+    return false;
+  }
 }
 
 function listDiagnostics(diagnostics: readonly Diagnostic[]): string {
-  const lines = diagnostics.slice(0, MAX_LISTED).map((d) => `${d.file}:${d.line}${d.column === null ? "" : `:${d.column}`} ${d.severity}${d.code ? ` ${d.code}` : ""}: ${d.message}`);
+  const place = (d: Diagnostic) => (d.file === null ? "" : `${d.file}:${d.line}${d.column === null ? "" : `:${d.column}`} `);
+  const lines = diagnostics.slice(0, MAX_LISTED).map((d) => `${place(d)}${d.severity}${d.code ? ` ${d.code}` : ""}: ${d.message}`);
   if (diagnostics.length > MAX_LISTED) lines.push(`... and ${diagnostics.length - MAX_LISTED} more`);
   return lines.join("\n");
 }
@@ -58,11 +80,11 @@ export function registerBuildTools(registry: ToolRegistry, access: AccessControl
       if (chosen === null) return errorResult("No build command was given and none could be detected (project_info says unknown). Pass command.");
       await access.checkCommand(chosen);
       const release = await admit("build_run");
-      const { run, summary, success, tail } = await runAndParse(chosen, directory.absolute, signal).finally(release);
-      const structured = { success, ...summary, command: chosen, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs };
+      const { run, summary, success, environment, tail } = await runAndParse(chosen, directory.absolute, signal).finally(release);
+      const structured = { success, ...summary, command: chosen, exitCode: run.exitCode, timedOut: run.timedOut, durationMs: run.durationMs, environmentFailure: environment, output: tail };
       const headline = `${success ? "Build succeeded" : "Build failed"}: ${summary.errorCount} errors, ${summary.warningCount} warnings (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${chosen}`;
       const detail = listDiagnostics([...summary.errors, ...summary.warnings]);
-      const text = [headline, detail, !success && summary.errorCount === 0 ? `Output:\n${tail}` : ""].filter(Boolean).join("\n");
+      const text = [headline, detail, success ? "" : `Output:\n${tail}`].filter(Boolean).join("\n");
       return textResult(text, structured);
     },
   });
@@ -78,19 +100,25 @@ export function registerBuildTools(registry: ToolRegistry, access: AccessControl
     handler: async ({ language }, { signal }) => {
       const project = inspectProject(root);
       const chosenLanguage = language ?? project.language;
-      const command = validationCommand(project, chosenLanguage, (relative) => existsSync(path.join(root, relative)));
+      const hasFile = (relative: string) => pathExists(path.join(root, relative));
+      // Without the workspace's own node_modules, tsc finds @types/node and the rest in Debian's packages.
+      const imageTypes = !hasFile("node_modules/@types") && pathExists(IMAGE_TYPE_ROOTS) ? { roots: IMAGE_TYPE_ROOTS, tsconfigNamesTypes: tsconfigNamesTypes(root) } : undefined;
+      const command = validationCommand(project, chosenLanguage, hasFile, imageTypes);
       if (command === null) {
         return errorResult(`No way to validate a "${chosenLanguage}" project was found. Pass language, or add a build script.`);
       }
       await access.checkCommand(command);
       const release = await admit("code_validate");
-      const { run, summary, success, tail } = await runAndParse(command, root, signal).finally(release);
-      gate.state = recordValidation(gate.state, success, await workspaceFingerprint(root));
-      const structured = { success, language: chosenLanguage, ...summary, command, exitCode: run.exitCode, consecutiveFailures: gate.state.failures };
+      const { run, summary, success, environment, tail } = await runAndParse(command, root, signal).finally(release);
+      // A failure of the sandbox's environment is not the agent's: it neither passes nor counts toward the failure limit.
+      if (!environment) gate.state = recordValidation(gate.state, success, await workspaceFingerprint(root));
+      const structured = { success, language: chosenLanguage, ...summary, command, exitCode: run.exitCode, consecutiveFailures: gate.state.failures, environmentFailure: environment, ...(success ? {} : { output: tail }) };
       const headline = success
         ? `Validation passed (${chosenLanguage}): no errors${summary.warningCount ? `, ${summary.warningCount} warnings` : ""}. finish is now accepted for this exact workspace content.`
-        : `Validation failed (${chosenLanguage}): ${summary.errorCount} errors (exit code ${run.exitCode ?? "none"}). Consecutive failures: ${gate.state.failures}.`;
-      const text = [headline, listDiagnostics([...summary.errors, ...summary.warnings]), !success && summary.errorCount === 0 ? `Output:\n${tail}` : ""].filter(Boolean).join("\n");
+        : environment
+          ? `Validation could not run (${chosenLanguage}): the sandbox lacks something the check needs (exit code ${run.exitCode ?? "none"}). This is not counted as a failure of the code (consecutive failures: ${gate.state.failures}); fix the environment or pass another language.`
+          : `Validation failed (${chosenLanguage}): ${summary.errorCount} errors (exit code ${run.exitCode ?? "none"}). Consecutive failures: ${gate.state.failures}.`;
+      const text = [headline, listDiagnostics([...summary.errors, ...summary.warnings]), success ? "" : `Output:\n${tail}`].filter(Boolean).join("\n");
       return { ...textResult(text, structured), _meta: { [GATE_META_KEY]: gate.state } };
     },
   });

@@ -1,7 +1,7 @@
-/** One compiler message, in a shape common to every toolchain. */
+/** One compiler message, in a shape common to every toolchain; file and line are null when the tool named no place. */
 export interface Diagnostic {
-  file: string;
-  line: number;
+  file: string | null;
+  line: number | null;
   column: number | null;
   code: string | null;
   message: string;
@@ -13,6 +13,8 @@ const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 /** tsc (`--pretty false`) and .NET: `file(line,col): error CODE: message [project]`. */
 const PAREN_STYLE = /^(.+?)\((\d+),(\d+)\): (error|warning) ([A-Z]+\d+): (.*?)(?: \[[^\]]+\])?$/;
+/** tsc about the project rather than a file (a missing type definition, a bad option): `error TS2688: message`. */
+const TSC_GLOBAL = /^(error|warning) (TS\d+): (.*)$/;
 /** tsc `--pretty`: `file:line:col - error TS1234: message`. */
 const TSC_PRETTY = /^(.+?):(\d+):(\d+) - (error|warning) (TS\d+): (.*)$/;
 /** gcc, clang, cargo `--message-format=short`, and workcell's own checkers: `file:line:col: error[CODE]: message [-Wflag]`. */
@@ -47,6 +49,8 @@ export function parseDiagnostics(output: string): Diagnostic[] {
     let match: RegExpExecArray | null;
     if ((match = PAREN_STYLE.exec(line)) || (match = TSC_PRETTY.exec(line))) {
       found.push(make(match[1], match[2], match[3], match[5], match[6], match[4]));
+    } else if ((match = TSC_GLOBAL.exec(line))) {
+      found.push({ file: null, line: null, column: null, code: match[2] as string, message: (match[3] as string).trim(), severity: match[1] === "warning" ? "warning" : "error" });
     } else if ((match = COLON_STYLE.exec(line))) {
       found.push(make(match[1], match[2], match[3], match[5] ?? match[7] ?? null, match[6], match[4]));
     } else if ((match = RUST_HEADER.exec(line))) {
@@ -91,6 +95,27 @@ function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
     seen.add(key);
     return true;
   });
+}
+
+/**
+ * The error a failed command stands for when its output named none: its last line of
+ * output (or its exit code), without a place, so a failure never reads as zero errors. Pure.
+ */
+export function unlocatedFailure(output: string, exitCode: number | null, timedOut: boolean): Diagnostic {
+  const last = output.replace(ANSI, "").split("\n").map((line) => line.trim()).filter(Boolean).at(-1);
+  const code = exitCode === 127 ? "command_not_found" : timedOut ? "timeout" : null;
+  const message = timedOut ? "the command timed out and was killed" : (last ?? `the command failed with exit code ${exitCode ?? "none"} and printed nothing`);
+  return { file: null, line: null, column: null, code, message, severity: "error" };
+}
+
+/**
+ * Whether a failure lies in the sandbox's environment rather than in the code: the command
+ * or its compiler is missing (exit 126/127), or tsc cannot find type definitions or its
+ * standard library. Such failures say nothing about the agent's work. Pure.
+ */
+export function isEnvironmentFailure(exitCode: number | null, errors: readonly Diagnostic[]): boolean {
+  if (exitCode === 126 || exitCode === 127) return true;
+  return errors.length > 0 && errors.every((error) => error.code === "TS2688" || error.code === "TS2318" || error.code === "TS6053" || error.code === "command_not_found");
 }
 
 /** Splits diagnostics into errors and warnings. */

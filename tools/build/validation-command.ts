@@ -26,16 +26,29 @@ const JAVASCRIPT_CHECK = [
   "done < <(git ls-files -z -co --exclude-standard -- '*.js' '*.mjs' '*.cjs'); exit $status",
 ].join(" ");
 
+/** Type definitions the image has, for a project without node_modules/@types. */
+export interface ImageTypes {
+  readonly roots: string;
+  /** Whether the project's tsconfig names its `types`; if not, only node's are taken (the image has hundreds). */
+  readonly tsconfigNamesTypes: boolean;
+}
+
+function typeFlags(imageTypes: ImageTypes | undefined): string {
+  if (imageTypes === undefined) return "";
+  return ` --typeRoots ${imageTypes.roots}${imageTypes.tsconfigNamesTypes ? "" : " --types node"}`;
+}
+
 const LOCAL_TSC = '"$( [ -x node_modules/.bin/tsc ] && echo node_modules/.bin/tsc || echo tsc )"';
 
 /**
  * The command that compiles or type-checks a project without running it, for the given
- * language (default: the detected one). Null when nothing fits. Pure.
+ * language (default: the detected one); `imageTypes` says where tsc finds type definitions
+ * when the project brings none. Null when nothing fits. Pure.
  */
-export function validationCommand(project: ProjectInfo, language: string, hasFile: (path: string) => boolean): string | null {
+export function validationCommand(project: ProjectInfo, language: string, hasFile: (path: string) => boolean, imageTypes?: ImageTypes): string | null {
   switch (language) {
     case "typescript":
-      return hasFile("tsconfig.json") ? `${LOCAL_TSC} --noEmit -p . --pretty false` : project.buildCommand;
+      return hasFile("tsconfig.json") ? `${LOCAL_TSC} --noEmit -p . --pretty false${typeFlags(imageTypes)}` : project.buildCommand;
     case "javascript":
       return JAVASCRIPT_CHECK;
     case "python":

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseDiagnostics, summarizeDiagnostics } from "../../../../tools/build/parse-diagnostics.js";
+import { isEnvironmentFailure, parseDiagnostics, summarizeDiagnostics, unlocatedFailure } from "../../../../tools/build/parse-diagnostics.js";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "../../../fixtures/outputs", name), "utf8");
 
@@ -94,5 +94,31 @@ describe("parseDiagnostics on formats without a local capture", () => {
       ["/src/main/java/App.java", 12, 8, null],
       ["Program.cs", 10, 17, "CS1002"],
     ]);
+  });
+});
+
+describe("errors without a place", () => {
+  // What the image's tsc 4.8 prints for a tsconfig with "types": ["node"] and no node_modules.
+  const TS2688 = "error TS2688: Cannot find type definition file for 'node'.\n  The file is in the program because:\n    Entry point of type library 'node' specified in compilerOptions\n";
+
+  it("are still errors: tsc's project-level messages are read with a null file and line", () => {
+    expect(summarizeDiagnostics(parseDiagnostics(TS2688))).toMatchObject({
+      errorCount: 1,
+      errors: [{ file: null, line: null, column: null, code: "TS2688", message: "Cannot find type definition file for 'node'.", severity: "error" }],
+    });
+  });
+
+  it("stand for a failed command whose output names none: its last line, or its exit code", () => {
+    expect(unlocatedFailure("compiling...\nSegmentation fault\n", 139, false)).toEqual({ file: null, line: null, column: null, code: null, message: "Segmentation fault", severity: "error" });
+    expect(unlocatedFailure("bash: line 1: uv: command not found\n", 127, false)).toMatchObject({ code: "command_not_found", message: "bash: line 1: uv: command not found" });
+    expect(unlocatedFailure("", 2, false).message).toBe("the command failed with exit code 2 and printed nothing");
+    expect(unlocatedFailure("partial", null, true)).toMatchObject({ code: "timeout", message: "the command timed out and was killed" });
+  });
+
+  it("tell the sandbox's environment apart from the code: a missing program or missing type definitions", () => {
+    expect(isEnvironmentFailure(127, [])).toBe(true);
+    expect(isEnvironmentFailure(2, parseDiagnostics(TS2688))).toBe(true);
+    expect(isEnvironmentFailure(2, parseDiagnostics(`${TS2688}src/a.ts(1,1): error TS2304: Cannot find name 'x'.\n`))).toBe(false);
+    expect(isEnvironmentFailure(1, parseDiagnostics("src/a.ts(3,5): error TS2322: Type 'number' is not assignable to type 'string'.\n"))).toBe(false);
   });
 });
