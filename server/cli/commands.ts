@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../runtime/workers/in-container.js";
 import { CliError, request, resolveConnection, type Connection } from "./connection.js";
 import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
+import { describeEvent, suggestFlag, summarizeArgs } from "./describe.js";
 import { escapeControls, stringifyForTerminal } from "./terminal-text.js";
 
 /** What a command needs from the process. */
@@ -34,17 +35,17 @@ const HELP: Record<string, string> = {
                [--memory <MB>] [--cpus <n>] [--json]
   Create a worker on a git repository. Permission flags mirror Deno's and become the worker's policy.
   Example: workcell spawn "$PWD" --name fix-login --allow-net=registry.npmjs.org:443 --allow-run=git,npm,node`,
-  ls: `workcell ls [--json]\n  List workers.`,
+  ls: `workcell ls [--json]\n  List workers.\n  Example: workcell ls --json | jq -r '.workers[].id'`,
   exec: `workcell exec <id> [--timeout <ms>] -- <command…>\n  Run a command in the worker; exits with the command's exit code.\n  Example: workcell exec 3f9c1a2b -- npm test`,
-  shell: `workcell shell <id>\n  An interactive shell in the worker's container (needs the docker CLI on this machine).`,
-  diff: `workcell diff <id> [--json]\n  What changed since the worker's base.`,
-  export: `workcell export <id> [--branch <name>] [--json]\n  Bring the worker's branch into the source repository.`,
-  rm: `workcell rm <id> [--keep-workspace] [--json]\n  Remove a worker (and its workspace unless --keep-workspace).`,
-  logs: `workcell logs <id> [-f] [--json]\n  The worker's events; -f follows them live.`,
-  approvals: `workcell approvals [--json]\n  Pending approvals. Decide with: workcell approve <id> [--scope worker] | workcell reject <id> [--reason "…"]`,
-  approve: `workcell approve <approval-id> [--scope once|worker] [--input '<json>']\n  Approve (or, with --input, edit and approve) a pending call.`,
-  reject: `workcell reject <approval-id> [--reason "…"]\n  Reject a pending call; the agent sees the reason.`,
-  "mcp-config": `workcell mcp-config <id>\n  The JSON an MCP client needs to connect to the worker.`,
+  shell: `workcell shell <id>\n  An interactive shell in the worker's container, as the sandbox user (needs the docker CLI on this machine).\n  Example: workcell shell 3f9c1a2b`,
+  diff: `workcell diff <id> [--json]\n  What changed since the worker's base.\n  Example: workcell diff 3f9c1a2b | less -R`,
+  export: `workcell export <id> [--branch <name>] [--json]\n  Bring the worker's branch into the source repository.\n  Example: workcell export 3f9c1a2b --branch feature/login`,
+  rm: `workcell rm <id> [--keep-workspace] [--json]\n  Remove a worker (and its workspace unless --keep-workspace).\n  Example: workcell rm 3f9c1a2b --keep-workspace`,
+  logs: `workcell logs <id> [-f] [--json]\n  The worker's events, one line each (commands, tool calls and what went wrong); -f follows them live.\n  Example: workcell logs 3f9c1a2b -f`,
+  approvals: `workcell approvals [--json]\n  Pending approvals and the call each holds. Decide with: workcell approve <id> [--scope worker] | workcell reject <id> [--reason "…"]\n  Example: workcell approvals`,
+  approve: `workcell approve <approval-id> [--scope once|worker] [--input '<json>']\n  Approve (or, with --input, edit and approve) a pending call.\n  Example: workcell approve ap_1a2b3c --scope worker`,
+  reject: `workcell reject <approval-id> [--reason "…"]\n  Reject a pending call; the agent sees the reason.\n  Example: workcell reject ap_1a2b3c --reason "no network for this task"`,
+  "mcp-config": `workcell mcp-config <id>\n  The JSON an MCP client needs to connect to the worker.\n  Example: workcell mcp-config 3f9c1a2b > .mcp.json`,
 };
 
 /** The usage text of the client commands. */
@@ -85,6 +86,11 @@ function parse<T extends Record<string, { type: "string" | "boolean"; short?: st
   try {
     return parseArgs({ args: normalizeBareFlags(argv), options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
   } catch (error) {
+    const unknown = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
+    if (unknown !== undefined) {
+      const suggestion = suggestFlag(unknown, Object.keys({ ...COMMON, ...options }));
+      throw new CliError(`Unknown flag ${escapeControls(unknown)} for 'workcell ${command}'.${suggestion === undefined ? "" : ` Did you mean ${suggestion}?`}\n\n${HELP[command] ?? ""}`, 2);
+    }
     throw new CliError(`${(error as Error).message}\n\n${HELP[command] ?? ""}`, 2);
   }
 }
@@ -188,12 +194,14 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       return run.status ?? 1;
     }
     case "diff": {
-      const diff = await request<{ files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}/diff`);
+      const diff = await request<{ baseCommit: string; files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}/diff`);
       print(diff, () =>
-        safe(diff.patch)
-          .split("\n")
-          .map((line) => (line.startsWith("+") && !line.startsWith("+++") ? color(ctx, 32, line) : line.startsWith("-") && !line.startsWith("---") ? color(ctx, 31, line) : line))
-          .join("\n"),
+        diff.files.length === 0
+          ? `no changes since the base (${safe(diff.baseCommit.slice(0, 12))}): nothing committed, staged, edited or added`
+          : safe(diff.patch)
+              .split("\n")
+              .map((line) => (line.startsWith("+") && !line.startsWith("+++") ? color(ctx, 32, line) : line.startsWith("-") && !line.startsWith("---") ? color(ctx, 31, line) : line))
+              .join("\n"),
       );
       return 0;
     }
@@ -216,7 +224,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     case "logs": {
       const id = need(first, "the worker id", command);
       const { events } = await request<{ events: { seq: number; ts: string; type: string; tool?: string; durationMs?: number; isError?: boolean }[] }>(connection, "GET", `/v1/workers/${id}/events?limit=1000`);
-      const line = (e: (typeof events)[number]) => (json ? stringifyForTerminal(e, 0) : `${safe(`${e.ts} ${e.type}${e.tool ? ` ${e.tool}` : ""}${e.durationMs !== undefined ? ` (${e.durationMs} ms)` : ""}`)}${e.isError ? color(ctx, 31, " error") : ""}`);
+      const line = (e: (typeof events)[number]) => (json ? stringifyForTerminal(e, 0) : `${safe(describeEvent(e))}${e.isError ? color(ctx, 31, " [error]") : ""}`);
       for (const event of events) ctx.stdout(`${line(event)}\n`);
       if (!flags.follow) return 0;
       const response = await fetch(`${connection.url}/v1/events?workerId=${id}&after=${events.at(-1)?.seq ?? 0}`, { headers: { authorization: `Bearer ${connection.token}` } });
@@ -236,7 +244,9 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     case "approvals": {
       const { approvals } = await request<{ approvals: { id: string; workerId: string; tool: string; description: string; input: unknown }[] }>(connection, "GET", "/v1/approvals?status=pending");
       print({ approvals }, () =>
-        approvals.length === 0 ? "no pending approvals" : table([["ID", "WORKER", "TOOL", "WHY"], ...approvals.map((a) => [a.id, a.workerId, a.tool, a.description].map((cell) => safe(String(cell)).replace(/\n/g, "\\n")))]),
+        approvals.length === 0
+          ? "no pending approvals"
+          : table([["ID", "WORKER", "CALL", "WHY"], ...approvals.map((a) => [a.id, a.workerId, `${a.tool} ${summarizeArgs(a.input, 60)}`.trimEnd(), a.description].map((cell) => safe(String(cell)).replace(/\n/g, "\\n")))]),
       );
       return 0;
     }

@@ -79,5 +79,19 @@ describe("the workcell CLI", () => {
     expect(unknown.stderr).toMatch(/^workcell: No worker with id "deadbeef"/);
     const badFlag = await cli("ls", "--colour");
     expect(badFlag.code).toBe(2);
+    const typo = await cli("spawn", repo, "--memry", "2048");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^workcell: Unknown flag --memry for 'workcell spawn'\. Did you mean --memory\?/);
+  });
+
+  it("says when a worker has no changes, and shows each logged command with its outcome", async () => {
+    const worker = JSON.parse((await cli("spawn", repo, "--json")).stdout) as { id: string; baseCommit: string };
+    spawned.push(worker.id);
+    const clean = await cli("diff", worker.id);
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toBe(`no changes since the base (${worker.baseCommit.slice(0, 12)}): nothing committed, staged, edited or added\n`);
+    await cli("exec", worker.id, "--", "sh", "-c", "echo boom >&2; exit 4");
+    const logs = await cli("logs", worker.id);
+    expect(logs.stdout).toMatch(/ exec sh -c echo boom >&2; exit 4 → exit 4 \(\d+ ms\): boom \[error\]\n/);
   });
 });
