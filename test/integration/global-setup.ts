@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import type { TestProject } from "vitest/node";
 import { DockerDriver } from "../../runtime/docker/docker-driver.js";
 import { ensureSandboxImage } from "../../runtime/image/sandbox-image.js";
@@ -25,5 +26,7 @@ export default async function setup(project: TestProject): Promise<void> {
     );
   }
   const image = await ensureSandboxImage(driver, PROJECT_ROOT, (line) => process.stderr.write(`[sandbox image] ${line}\n`));
+  // bin/workcell runs the client commands from this bundle: build it from the current sources.
+  execFileSync("npm", ["run", "-s", "build:cli"], { cwd: PROJECT_ROOT, stdio: "inherit" });
   project.provide("sandboxImage", image);
 }
