@@ -21,6 +21,12 @@ export interface ToolCallRecord {
 /** The abort reason when a session ends under a waiting approval (as opposed to the agent cancelling). */
 export const SESSION_CLOSED = "session_closed";
 
+/** Why a call is cancelled when its client's connection closed before the answer. */
+export const CLIENT_GONE_REASON = "the client disconnected before the call was answered";
+
+/** JSON-RPC code of an answer to a cancelled request (LSP's RequestCancelled). */
+const REQUEST_CANCELLED_CODE = -32800;
+
 /** The method the in-container server asks for approvals with. */
 export const APPROVAL_METHOD = "workcell/approval";
 
@@ -54,6 +60,8 @@ export class BridgeSession {
   private readonly admissions = new Map<RequestId, AbortController>();
   private toolCallListener: ((call: ToolCallRecord) => void) | undefined;
   private closed = false;
+  /** Takes one message from the agent (or one the bridge sends in its name) to the container. */
+  private readonly fromClient: (message: JSONRPCMessage) => void;
   private lastActivityMs = Date.now();
 
   constructor(
@@ -86,7 +94,7 @@ export class BridgeSession {
       onsessioninitialized: (sessionId) => options.onInitialized(this, sessionId),
       maxRequestBodySize: options.maxBodyBytes,
     });
-    this.http.onmessage = (message) => {
+    this.fromClient = (message) => {
       this.touch();
       options.onActivity?.(workerId);
       this.router.fromClient(message);
@@ -95,11 +103,16 @@ export class BridgeSession {
         this.calls.set(call.id, { tool: String(call.params?.name ?? ""), args: call.params?.arguments, started: performance.now() });
       }
       this.container.send(message).catch((error: unknown) => log(`bridge ${workerId}: could not forward to the container: ${String(error)}`));
-      const cancelled = (message as { method?: string; params?: { requestId?: RequestId } }).params?.requestId;
-      if ((message as { method?: string }).method === "notifications/cancelled" && cancelled !== undefined) {
-        this.http.closeSSEStream(cancelled);
+      const cancel = message as { method?: string; params?: { requestId?: RequestId; reason?: unknown } };
+      if (cancel.method === "notifications/cancelled" && cancel.params?.requestId !== undefined) {
+        const requestId = cancel.params.requestId;
+        this.http.closeSSEStream(requestId);
+        // A cancelled call gets no answer: it ends here, in the audit trail too.
+        const reason = typeof cancel.params.reason === "string" ? cancel.params.reason : "the agent cancelled the call";
+        this.finishCall({ jsonrpc: "2.0", id: requestId, error: { code: REQUEST_CANCELLED_CODE, message: `Cancelled: ${reason}` } }, this.toolCallListener);
       }
     };
+    this.http.onmessage = (message) => this.fromClient(message);
     this.http.onerror = (error) => log(`bridge ${workerId}: http transport: ${error.message}`);
     this.http.onclose = () => {
       void this.close();
@@ -131,10 +144,32 @@ export class BridgeSession {
     await this.container.start();
   }
 
-  /** Handles one HTTP request of this session. */
+  /**
+   * Handles one HTTP request of this session. When the client goes away before a tool call
+   * it sent in this request is answered, the call is cancelled as if the client had said
+   * so: nothing it waits for (an approval, above all) may go on without anyone to answer.
+   */
   handle(request: Request, parsedBody?: unknown): Promise<Response> {
     this.touch();
+    if (parsedBody !== undefined) this.cancelCallsWhenClientLeaves(request.signal, parsedBody);
     return this.http.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+  }
+
+  private cancelCallsWhenClientLeaves(signal: AbortSignal, body: unknown): void {
+    const ids = (Array.isArray(body) ? body : [body])
+      .filter((message): message is { id: RequestId } => (message as { method?: unknown })?.method === "tools/call" && (message as { id?: unknown }).id !== undefined)
+      .map((message) => message.id);
+    if (ids.length === 0) return;
+    signal.addEventListener(
+      "abort",
+      () => {
+        for (const id of ids) {
+          if (this.closed || !this.calls.has(id)) continue;
+          this.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: CLIENT_GONE_REASON } });
+        }
+      },
+      { once: true },
+    );
   }
 
   /** Milliseconds since the last message in either direction. */

@@ -54,7 +54,15 @@ export class WorkerBridge {
       if (session === undefined || session.workerId !== workerId) {
         return jsonRpcError(404, -32001, "Session not found: it expired, was closed, or its worker stopped. Initialize a new session.");
       }
-      return session.handle(request);
+      if (request.method !== "POST") return session.handle(request);
+      // Parsed here, once (the transport takes it as is), so the session knows which calls this request carries.
+      let posted: unknown;
+      try {
+        posted = await request.json();
+      } catch {
+        return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
+      }
+      return session.handle(request, posted);
     }
     if (request.method !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize a session with POST first).");

@@ -118,6 +118,26 @@ describe("approval gates", () => {
     expect(textOf(await first)).toBe("Rejected by reviewer: not this one");
   });
 
+  it("withdraws the approval of a call whose client went away, so approving it later runs nothing", async () => {
+    const worker = await spawnOn(test, repo, { approvals: { tools: ["write_file"] } });
+    spawned.push(worker.id);
+    const { client, transport } = await test.connect(worker.mcpUrl);
+    const call = client.callTool({ name: "write_file", arguments: { path: "stale.txt", content: "written after the client left\n" } }).catch(() => "gone");
+    const [approval] = await pending(worker.id);
+    // The client's connection drops without a DELETE or a cancellation (a crashed agent).
+    await transport.close();
+    expect(await call).toBe("gone");
+    await expect
+      .poll(async () => (await test.api<Approval>("GET", `/v1/approvals/${approval?.id}`)).body.status, { timeout: 10_000, interval: 100 })
+      .toBe("cancelled");
+    const late = await decide(approval?.id ?? "", { decision: "approve" });
+    expect(late.status).toBe(409);
+    const file = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "test -e stale.txt && echo exists || echo absent" });
+    expect(file.body.stdout).toBe("absent\n");
+    const events = await test.api<{ events: { type: string; tool?: string; result?: string }[] }>("GET", `/v1/workers/${worker.id}/events?type=tool_call`);
+    expect(events.body.events.find((event) => event.tool === "write_file")?.result).toBe("Cancelled: the client disconnected before the call was answered");
+  });
+
   it("dangerous git commands need approval by default, and the agent can cancel while waiting", async () => {
     const { worker, client } = await spawn({});
     const controller = new AbortController();
