@@ -165,6 +165,23 @@ describe("build_run, test_run and run_pipeline on real toolchains", () => {
     expect(build.errors[0]).toMatchObject({ file: "./broken.go", line: 3, column: 28 });
   });
 
+  it("tests a uv src-layout project with the image's python3, pointing at the failing line, and reports a broken module as an error", async () => {
+    await call("write_file", { path: "uvproj/pyproject.toml", content: '[project]\nname = "calc"\nversion = "0.1.0"\n' });
+    await call("write_file", { path: "uvproj/uv.lock", content: "version = 1\n" });
+    await call("write_file", { path: "uvproj/src/calc/__init__.py", content: "def add(a, b):\n    return a - b\n" });
+    await call("write_file", { path: "uvproj/tests/test_calc.py", content: "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n" });
+    const info = await client.callTool({ name: "project_info", arguments: {} });
+    expect(info.isError).toBeFalsy();
+    const tests = structured<{ success: boolean; failed: number; command: string; failures: { file: string; line: number; message: string }[]; errors: unknown[] }>(await call("test_run", { cwd: "uvproj" }));
+    expect(tests.command).toMatch(/^PYTHONPATH=src python3 -m pytest /);
+    expect(tests).toMatchObject({ success: false, failed: 1, errors: [] });
+    expect(tests.failures[0]).toMatchObject({ file: "tests/test_calc.py", line: 5, message: "assert -1 == 3\n +  where -1 = add(1, 2)" });
+    await call("write_file", { path: "uvproj/tests/test_broken.py", content: "import missing_module\n" });
+    const broken = structured<{ success: boolean; failed: number; errors: { file: string; line: number; message: string }[] }>(await call("test_run", { cwd: "uvproj" }));
+    expect(broken.success).toBe(false);
+    expect(broken.errors).toEqual([expect.objectContaining({ file: "tests/test_broken.py", line: 1, message: "ModuleNotFoundError: No module named 'missing_module'" })]);
+  });
+
   it("parses cargo test output", async () => {
     await call("write_file", { path: "rust/Cargo.toml", content: '[package]\nname = "calc"\nversion = "0.1.0"\nedition = "2021"\n' });
     await call("write_file", {

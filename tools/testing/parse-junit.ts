@@ -1,4 +1,4 @@
-import { firstLine, type TestSummary } from "./test-summary.js";
+import { firstLine, locateInTrace, type TestError, type TestSummary } from "./test-summary.js";
 
 const TESTCASE = /<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g;
 const ATTRIBUTE = /([\w:.-]+)\s*=\s*("([^"]*)"|'([^']*)')/g;
@@ -26,10 +26,13 @@ function attributes(source: string): Record<string, string> {
 
 /**
  * Reads a JUnit XML report (Surefire, Gradle, pytest --junitxml, Vitest's junit reporter):
- * every `<testcase>` counts once as passed, failed (failure or error) or skipped. Pure.
+ * every `<testcase>` counts once as passed, failed (failure or error) or skipped, with the
+ * file and line its trace points at; pytest's collection errors (a module that could not be
+ * imported) are errors of the run, not failed tests. Pure.
  */
 export function parseJUnitXml(xml: string): TestSummary {
   const summary: TestSummary = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const errors: TestError[] = [];
   for (const match of xml.matchAll(TESTCASE)) {
     const attrs = attributes(match[1] ?? "");
     const body = match[2] ?? "";
@@ -38,14 +41,21 @@ export function parseJUnitXml(xml: string): TestSummary {
     if (failure) {
       const failureAttrs = attributes(failure[2] ?? "");
       const detail = decodeXml(failure[3] ?? "").trim();
+      const where = locateInTrace(detail);
+      if (failure[1] === "error" && (failureAttrs.message === "collection failure" || attrs.classname === "")) {
+        const raised = detail.split("\n").filter((line) => line.startsWith("E ")).at(-1)?.replace(/^E\s+/, "");
+        errors.push({ file: where?.file ?? null, line: where?.line ?? null, message: raised ?? (firstLine(detail) || "the module could not be collected"), stackTrace: detail });
+        continue;
+      }
       summary.failed += 1;
       summary.failures.push({
         testName: name,
         message: failureAttrs.message?.trim() || firstLine(detail) || failure[1] as string,
         stackTrace: detail,
+        ...(where === undefined ? {} : { file: where.file, line: where.line }),
       });
     } else if (SKIPPED.test(body)) summary.skipped += 1;
     else summary.passed += 1;
   }
-  return summary;
+  return errors.length === 0 ? summary : { ...summary, errors };
 }

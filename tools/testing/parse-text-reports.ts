@@ -36,22 +36,32 @@ export function parseTap(output: string): TestSummary {
     else {
       summary.failed += 1;
       const error = yaml.error ?? "failed";
-      summary.failures.push({ testName: name, message: firstLine(error), stackTrace: [error, yaml.stack].filter(Boolean).join("\n") });
+      // node:test puts an assertion's values in their own entries, not in the error's first line.
+      const values = yaml.expected !== undefined || yaml.actual !== undefined ? ` (expected ${yaml.expected ?? "?"}, actual ${yaml.actual ?? "?"})` : "";
+      const location = /^(?:file:\/\/)?(.+):(\d+):\d+$/.exec(yaml.location ?? "");
+      summary.failures.push({
+        testName: name,
+        message: `${firstLine(error)}${values}`,
+        stackTrace: [error, yaml.stack].filter(Boolean).join("\n"),
+        ...(location === null ? {} : { file: location[1] as string, line: Number(location[2]) }),
+      });
     }
   }
   return summary;
 }
 
-/** The `error` and `stack` entries of a TAP YAML diagnostic block starting at `start`. */
-function readYamlBlock(lines: readonly string[], start: number, indent: number): { error?: string; stack?: string } {
+type YamlEntries = { error?: string; stack?: string; expected?: string; actual?: string; location?: string };
+
+/** The `error`, `stack`, `expected`, `actual` and `location` entries of a TAP YAML diagnostic block starting at `start`. */
+function readYamlBlock(lines: readonly string[], start: number, indent: number): YamlEntries {
   if ((lines[start] ?? "").trim() !== "---") return {};
-  const out: { error?: string; stack?: string } = {};
+  const out: YamlEntries = {};
   for (let i = start + 1; i < lines.length; i += 1) {
     const line = lines[i] as string;
     if (line.trim() === "...") break;
-    const entry = /^(\s*)(error|stack):\s*(.*)$/.exec(line);
+    const entry = /^(\s*)(error|stack|expected|actual|location):\s*(.*)$/.exec(line);
     if (!entry || (entry[1] as string).length !== indent) continue;
-    const key = entry[2] as "error" | "stack";
+    const key = entry[2] as keyof YamlEntries;
     const value = entry[3] as string;
     if (value === "|-" || value === "|" || value === ">-" || value === "") {
       const block: string[] = [];

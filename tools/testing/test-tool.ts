@@ -15,7 +15,7 @@ import { parseJestJson } from "./parse-json-reports.js";
 import { parseJUnitXml } from "./parse-junit.js";
 import { parseTestOutput } from "./parse-test-output.js";
 import { planTestRun, type ReportPlan } from "./plan-test-run.js";
-import { mergeSummaries, type TestSummary } from "./test-summary.js";
+import { locateFailures, mergeSummaries, type TestSummary } from "./test-summary.js";
 
 const TEST_TIMEOUT_MS = 20 * 60_000;
 const MAX_TEST_OUTPUT_BYTES = 8 * 1024 * 1024;
@@ -89,8 +89,9 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl, 
         (run.exitCode === 0
           ? { passed: 0, failed: 0, skipped: 0, failures: [] }
           : { passed: 0, failed: 1, skipped: 0, failures: [{ testName: "(test command)", message: `exit code ${run.exitCode ?? "none"}${run.timedOut ? " (timed out)" : ""}`, stackTrace: capText(combined.trim(), OUTPUT_TAIL_CHARS).text }] });
-      const success = run.exitCode === 0 && !run.timedOut && summary.failed === 0;
-      const failures = summary.failures.map((failure) => ({ ...failure, stackTrace: capText(failure.stackTrace, MAX_STACK_CHARS).text }));
+      const errors = (summary.errors ?? []).map((error) => ({ ...error, stackTrace: capText(error.stackTrace, MAX_STACK_CHARS).text }));
+      const success = run.exitCode === 0 && !run.timedOut && summary.failed === 0 && errors.length === 0;
+      const failures = locateFailures(summary.failures).map((failure) => ({ ...failure, stackTrace: capText(failure.stackTrace, MAX_STACK_CHARS).text }));
       const lineCoverage = parseLineCoverage(combined);
       const structured = {
         success,
@@ -99,6 +100,7 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl, 
         skipped: summary.skipped,
         durationMs: run.durationMs,
         failures,
+        errors,
         command: plan.command,
         exitCode: run.exitCode,
         timedOut: run.timedOut,
@@ -106,8 +108,9 @@ export function registerTestTool(registry: ToolRegistry, access: AccessControl, 
         ...(lineCoverage === undefined ? {} : { lineCoverage }),
       };
       const lines = [
-        `${success ? "Tests passed" : "Tests failed"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped in ${run.durationMs} ms (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${plan.command}`,
-        ...failures.slice(0, MAX_FAILURES_LISTED).map((failure) => `FAILED ${failure.testName}: ${failure.message}`),
+        `${success ? "Tests passed" : "Tests failed"}: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped${errors.length > 0 ? `, ${errors.length} errors outside any test` : ""} in ${run.durationMs} ms (exit code ${run.exitCode ?? "none"}${run.timedOut ? ", timed out" : ""}) — ${plan.command}`,
+        ...errors.map((error) => `ERROR ${error.file === null ? "" : `${error.file}${error.line === null ? "" : `:${error.line}`}: `}${error.message} (no test in it ran)`),
+        ...failures.slice(0, MAX_FAILURES_LISTED).map((failure) => `FAILED ${failure.testName}${failure.file === undefined ? "" : ` (${failure.file}:${failure.line})`}: ${failure.message}`),
       ];
       if (failures.length > MAX_FAILURES_LISTED) lines.push(`... and ${failures.length - MAX_FAILURES_LISTED} more failures`);
       if (parsed === undefined) lines.push(`Output (not in a format test_run knows):\n${capText(combined.trim(), OUTPUT_TAIL_CHARS).text}`);

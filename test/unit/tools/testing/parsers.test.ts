@@ -5,15 +5,41 @@ import { parseGoTestJson, parseJestJson } from "../../../../tools/testing/parse-
 import { parseJUnitXml } from "../../../../tools/testing/parse-junit.js";
 import { detectTextFormat, parseTestOutput } from "../../../../tools/testing/parse-test-output.js";
 import { parseCargoTest, parseJsRunnerText, parsePytestText, parseTap } from "../../../../tools/testing/parse-text-reports.js";
+import { locateFailures, locateInTrace } from "../../../../tools/testing/test-summary.js";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "../../../fixtures/outputs", name), "utf8");
+
+describe("where failures are, and what is not a failed test", () => {
+  it("pytest: the failing line from the trace, the values in the message (src layout, captured in the sandbox image)", () => {
+    const summary = parseJUnitXml(fixture("pytest-assert-src-layout.xml"));
+    expect({ passed: summary.passed, failed: summary.failed, errors: summary.errors }).toEqual({ passed: 1, failed: 1, errors: undefined });
+    expect(summary.failures[0]).toMatchObject({ testName: "tests.test_calc > test_add", file: "tests/test_calc.py", line: 5, message: "assert -1 == 3\n +  where -1 = add(1, 2)" });
+  });
+
+  it("pytest: a module that cannot be imported is an error of the run, not a failed test", () => {
+    const summary = parseJUnitXml(fixture("pytest-collection-error.xml"));
+    expect({ passed: summary.passed, failed: summary.failed, failures: summary.failures }).toEqual({ passed: 0, failed: 0, failures: [] });
+    expect(summary.errors).toHaveLength(1);
+    expect(summary.errors?.[0]).toMatchObject({ file: "tests/test_broken.py", line: 1, message: "ModuleNotFoundError: No module named 'missing_module'" });
+  });
+
+  it("Vitest, Jest and Java traces: the first frame in the project", () => {
+    const vitest = locateFailures(parseJestJson(fixture("vitest.json")).failures);
+    expect(vitest[0]).toMatchObject({ line: 4 });
+    expect(vitest[0]?.file).toMatch(/sum\.test\.ts$/);
+    expect(locateInTrace("Error: boom\n    at Object.<anonymous> (/w/node_modules/x/index.js:3:9)\n    at run (/w/src/app.test.js:12:5)")).toEqual({ file: "/w/src/app.test.js", line: 12 });
+    expect(locateInTrace("org.opentest4j.AssertionFailedError: expected: <4> but was: <6>\n\tat org.junit.Assert.fail(Assert.java:89)\n\tat CalcTest.doubles(CalcTest.java:12)")).toEqual({ file: "Assert.java", line: 89 });
+    expect(locateInTrace("no location here")).toBeUndefined();
+  });
+});
 
 describe("test result parsers on real runner output", () => {
   it("node --test TAP: leaf tests only, nested names, message and stack from YAML", () => {
     const summary = parseTap(fixture("node-test-tap.txt"));
     expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 2, skipped: 1 });
     expect(summary.failures.map((f) => f.testName)).toEqual(["subtracts numbers", "suite of things > inner fails"]);
-    expect(summary.failures[0]?.message).toBe("Expected values to be strictly equal:");
+    expect(summary.failures[0]?.message).toBe("Expected values to be strictly equal: (expected 1, actual 2)");
+    expect(summary.failures[0]).toMatchObject({ file: "/tmp/cap/nodetest/math.test.mjs", line: 4 });
     expect(summary.failures[0]?.stackTrace).toContain("2 !== 1");
     expect(summary.failures[0]?.stackTrace).toContain("math.test.mjs:4:42");
     expect(summary.failures[1]?.message).toBe("inner boom");
