@@ -137,6 +137,11 @@ describe("the finish gate", () => {
     expect(after.body.task.status).toBe("failed");
     // The failed worker can still be inspected.
     expect((await test.api("GET", `/v1/workers/${worker.id}/diff`)).status).toBe(200);
+    // A second finish says why there is nothing to finish, in words and in structuredContent.
+    const again = await second.client.callTool({ name: "finish", arguments: { summary: "one more try" } });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toMatch(/^Error: The task already ended at \S+; it failed: 5 consecutive validations failed/);
+    expect(again.structuredContent).toMatchObject({ refused: true, reason: "already_ended", task: { status: "failed", reason: expect.stringMatching(/^5 consecutive validations failed/) } });
     await second.client.close();
   });
 });

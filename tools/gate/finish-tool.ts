@@ -27,7 +27,14 @@ export function registerFinishTool(registry: ToolRegistry, root: string, gate: G
           return { ...errorResult(`Task failed: ${decision.reason}`, { finished: false, failed: true, reason: decision.reason }), ...meta() };
         case "refused": {
           if (decision.reason === "already_ended") {
-            return errorResult(`The task already ended as ${gate.state.task?.status}; nothing more to finish.`, { finished: false, refused: true });
+            const task = gate.state.task;
+            const why = task?.status === "failed" ? `it failed: ${task.reason ?? "no reason recorded"}` : `it finished: ${task?.summary ?? "no summary recorded"}`;
+            return errorResult(`The task already ended at ${task?.at ?? "an earlier time"}; ${why}. Nothing more to finish in this task.`, {
+              finished: false,
+              refused: true,
+              reason: "already_ended",
+              task,
+            });
           }
           const changed = await changedFiles(root, gate.state.validatedTree);
           const why =
