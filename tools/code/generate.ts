@@ -160,7 +160,9 @@ export function tsTestSkeleton(project: TsProject, file: string, testRelative: s
 export function pythonTestSkeleton(root: string, relative: string, text: string, only: string | undefined): string {
   const names = [...text.matchAll(/^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)/gm)].filter(([, , name]) => !name!.startsWith("_") && (only === undefined || name === only)).map(([, kind, name]) => ({ kind: kind!, name: name! }));
   if (names.length === 0) throw new ToolInputError(only === undefined ? `${relative} has no public function or class to test.` : `${relative} has no function or class named "${only}".`);
-  const module = relative.replace(/\.py$/, "").replace(/\/__init__$/, "").split("/").join(".");
+  // In a src layout, src/ is a directory on the import path, not a package: the module is what lies under it.
+  const importable = relative.startsWith("src/") && !pathExists(path.join(root, "src", "__init__.py")) ? relative.slice("src/".length) : relative;
+  const module = importable.replace(/\.py$/, "").replace(/\/__init__$/, "").split("/").join(".");
   const lines = [`from ${module} import ${names.map(({ name }) => name).join(", ")}`, "", ""];
   for (const { kind, name } of names) {
     lines.push(`def test_${kind === "class" ? name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase() : name}():`, `    # TODO: arrange, act and assert ${kind === "class" ? `${name}(...)` : `${name}(...)`}`, `    assert ${name} is not None`, "", "");
