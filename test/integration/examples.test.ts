@@ -7,6 +7,25 @@ import { createTempDir, createTestRepo, git } from "./helpers/test-repo.js";
 
 let test: TestPlane;
 
+/**
+ * A virtualenv with the official `mcp` SDK, installed from this machine's own package
+ * indexes only (pip's configured find-links and file:// indexes), so no test reaches the
+ * network; undefined, with the reason, where pip cannot install it that way.
+ */
+async function pythonWithMcp(): Promise<{ python: string } | { missing: string }> {
+  const config = await execa("python3", ["-m", "pip", "config", "list"], { reject: false });
+  const local = [...config.stdout.matchAll(/(?:index-url|find-links)='([^']+)'/g)].flatMap((match) => (match[1] as string).split(/\s+/)).filter((source) => source.startsWith("file://") || source.startsWith("/"));
+  if (local.length === 0) return { missing: "pip has no local package index on this machine, so the mcp SDK cannot be installed offline" };
+  const venv = path.join(await createTempDir("workcell-pyexample-"), "venv");
+  const created = await execa("python3", ["-m", "venv", venv], { reject: false });
+  if (created.exitCode !== 0) return { missing: `python3 -m venv failed: ${created.stderr}` };
+  const [first, ...rest] = local.map((source) => (source.startsWith("/") ? `file://${source}` : source));
+  const sources = ["--index-url", first as string, ...rest.flatMap((source) => ["--extra-index-url", source])];
+  const installed = await execa(path.join(venv, "bin", "pip"), ["install", "-q", "--disable-pip-version-check", ...sources, "mcp"], { reject: false, timeout: 180_000 });
+  if (installed.exitCode !== 0) return { missing: `pip could not install mcp from the local indexes: ${installed.stderr.slice(-300)}` };
+  return { python: path.join(venv, "bin", "python") };
+}
+
 beforeAll(async () => {
   test = await startTestPlane();
 });
@@ -36,6 +55,27 @@ describe("examples/", () => {
     await expect(access(path.join(repo, "NOTES.md"))).rejects.toThrow();
     expect(git(repo, "status", "--porcelain")).toBe("");
   });
+
+  it("python_agent.py drives a worker with the official Python MCP SDK over Streamable HTTP and the bearer header", async (context) => {
+    const sdk = await pythonWithMcp();
+    if ("missing" in sdk) return context.skip(sdk.missing);
+    const repo = await createTestRepo(await createTempDir("workcell-pyexample-"));
+    const run = await execa(sdk.python, [path.join("examples", "python_agent.py"), repo], {
+      env: { WORKCELL_URL: test.plane.url, WORKCELL_TOKEN: TEST_TOKEN },
+      reject: false,
+      timeout: 120_000,
+    });
+    expect(run.stderr).toBe("");
+    expect(run.exitCode).toBe(0);
+    const id = /^spawned ([0-9a-f]{8}) on workcell\/python-example-\1;/m.exec(run.stdout)?.[1];
+    expect(id).toBeDefined();
+    expect(run.stdout).toMatch(/^\d+ tools: .*\bwrite_file\b/m);
+    expect(run.stdout).toMatch(/^committed [0-9a-f]{12}$/m);
+    expect(run.stdout).toMatch(/^diff since [0-9a-f]{12}: added NOTES\.md \+1\/-0$/m);
+    expect(run.stdout).toContain(`removed ${id}`);
+    expect((await test.api("GET", `/v1/workers/${id}`)).status).toBe(404);
+    expect(git(repo, "status", "--porcelain")).toBe("");
+  }, 300_000);
 
   it("orchestrator-bugfix.mjs fixes a bug through the /v1/mcp pipeline and exports the fix", async () => {
     const run = await execa("node", [path.join("examples", "orchestrator-bugfix.mjs")], {
