@@ -1,6 +1,9 @@
+import { tokenizeInlineMarkdown } from "./docs-markdown.js";
+
 /**
  * The API reference at `/docs`: one self-contained page that renders `/openapi.json` in the
- * browser. No framework, no network beyond the control plane itself.
+ * browser, its descriptions' Markdown included. No framework, no network beyond the control
+ * plane itself; text goes into the page only as text nodes.
  */
 export const DOCS_PAGE = `<!doctype html>
 <html lang="en">
@@ -35,8 +38,18 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 const pretty = (schema) => el("pre", {}, JSON.stringify(schema, null, 2));
+const tokenizeInlineMarkdown = ${tokenizeInlineMarkdown.toString()};
+const md = (tag, text, attrs = {}) => {
+  const node = el(tag, attrs);
+  for (const token of tokenizeInlineMarkdown(String(text ?? ""))) {
+    if (token.kind === "text") node.append(token.text);
+    else if (token.kind === "link") node.append(el("a", { href: token.href }, token.text));
+    else node.append(el(token.kind, {}, token.text));
+  }
+  return node;
+};
 fetch("/openapi.json").then((response) => response.json()).then((doc) => {
-  document.getElementById("lead").textContent = doc.info.description + " Version " + doc.info.version + ".";
+  document.getElementById("lead").replaceChildren(md("span", doc.info.description + " Version " + doc.info.version + "."));
   const byTag = new Map();
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -49,7 +62,7 @@ fetch("/openapi.json").then((response) => response.json()).then((doc) => {
   for (const [tag, ops] of byTag) {
     main.append(el("h2", {}, tag));
     for (const { path, method, op } of ops) {
-      const body = el("div", { class: "body" }, el("p", {}, op.summary));
+      const body = el("div", { class: "body" }, md("p", op.summary));
       if (op.parameters) {
         const rows = op.parameters.map((p) => el("tr", {}, el("td", {}, el("code", {}, p.name)), el("td", {}, p.in + (p.required ? ", required" : "")), el("td", {}, el("code", {}, JSON.stringify(p.schema)))));
         body.append(el("h4", {}, "Parameters"), el("table", {}, ...rows));
@@ -58,10 +71,10 @@ fetch("/openapi.json").then((response) => response.json()).then((doc) => {
       if (request) body.append(el("h4", {}, "Request body" + (op.requestBody.required ? "" : " (optional)")), pretty(request.schema));
       for (const [status, response] of Object.entries(op.responses)) {
         const content = response.content && Object.entries(response.content)[0];
-        body.append(el("h4", {}, status + " — " + response.description));
+        body.append(md("h4", status + " — " + response.description));
         if (content && content[1].schema && !content[1].schema.$ref) body.append(pretty(content[1].schema));
       }
-      main.append(el("details", { id: op.operationId }, el("summary", {}, el("span", { class: "method " + method }, method), el("code", {}, path), el("span", { class: "summary-text" }, op.summary)), body));
+      main.append(el("details", { id: op.operationId }, el("summary", {}, el("span", { class: "method " + method }, method), el("code", {}, path), md("span", op.summary, { class: "summary-text" })), body));
     }
   }
 }).catch((error) => { document.getElementById("lead").textContent = "Could not load /openapi.json: " + error; });

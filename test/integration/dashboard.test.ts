@@ -146,3 +146,16 @@ describe("the dashboard in headless Chromium", () => {
     await screenshot("5-after-remove");
   });
 });
+
+describe("the API reference at /docs", () => {
+  it("renders the descriptions' Markdown as elements, and their text only as text", async () => {
+    await page.goto(`${test.plane.url}/docs`);
+    const events = page.locator("details#streamEvents");
+    await events.waitFor();
+    await events.locator("summary").click();
+    // "Each message has `id` = seq, `event` = type and `data` = the event as JSON."
+    expect(await events.locator(".body h4 code").allTextContents()).toEqual(["id", "event", "data"]);
+    expect(await events.locator(".body h4").first().textContent()).not.toContain("`");
+    await screenshot("6-docs");
+  });
+});
