@@ -36,6 +36,12 @@ export async function runClientMain(argv: readonly string[]): Promise<number> {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     isTty: process.stdout.isTTY === true,
+    stdinIsTty: process.stdin.isTTY === true,
+    readStdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString("utf8");
+    },
   });
 }
 

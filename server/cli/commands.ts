@@ -13,6 +13,10 @@ export interface CliContext {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   isTty: boolean;
+  /** Whether standard input is a terminal (an interactive shell) rather than a pipe or a file. */
+  stdinIsTty?: boolean;
+  /** All of standard input, for commands that take a script from it. */
+  readStdin?: () => Promise<string>;
 }
 
 interface Worker {
@@ -37,7 +41,7 @@ const HELP: Record<string, string> = {
   Example: workcell spawn "$PWD" --name fix-login --allow-net=registry.npmjs.org:443 --allow-run=git,npm,node`,
   ls: `workcell ls [--json]\n  List workers.\n  Example: workcell ls --json | jq -r '.workers[].id'`,
   exec: `workcell exec <id> [--timeout <ms>] -- <command…>\n  Run a command in the worker; exits with the command's exit code.\n  Example: workcell exec 3f9c1a2b -- npm test`,
-  shell: `workcell shell <id>\n  An interactive shell in the worker's container, as the sandbox user (needs the docker CLI on this machine).\n  Example: workcell shell 3f9c1a2b`,
+  shell: `workcell shell <id> [< script]\n  From a terminal: an interactive shell in the worker's container, as the sandbox user (needs the docker CLI on this machine;\n  what is typed there is not checked against run grants nor recorded). Piped: the script runs like exec, under the\n  worker's policy and recorded in its events.\n  Example: workcell shell 3f9c1a2b < setup.sh`,
   diff: `workcell diff <id> [--json]\n  What changed since the worker's base.\n  Example: workcell diff 3f9c1a2b | less -R`,
   export: `workcell export <id> [--branch <name>] [--json]\n  Bring the worker's branch into the source repository.\n  Example: workcell export 3f9c1a2b --branch feature/login`,
   rm: `workcell rm <id> [--keep-workspace] [--json]\n  Remove a worker (and its workspace unless --keep-workspace).\n  Example: workcell rm 3f9c1a2b --keep-workspace`,
@@ -186,7 +190,18 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       return result.exitCode ?? 124;
     }
     case "shell": {
-      const worker = await request<Worker>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}`);
+      const id = need(first, "the worker id", command);
+      if (ctx.stdinIsTty !== true && ctx.readStdin !== undefined) {
+        // A piped script runs as one REST exec: under the worker's policy, and in its audit trail.
+        const script = await ctx.readStdin();
+        if (script.trim() === "") throw new CliError(`No script on standard input. Pipe one in (workcell shell ${id} < script.sh), or run it from a terminal for an interactive shell.`, 2);
+        const result = await request<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean }>(connection, "POST", `/v1/workers/${id}/exec`, { command: script });
+        ctx.stdout(result.stdout);
+        ctx.stderr(result.stderr);
+        if (result.timedOut) ctx.stderr("workcell: the script timed out and was killed\n");
+        return result.exitCode ?? 124;
+      }
+      const worker = await request<Worker>(connection, "GET", `/v1/workers/${id}`);
       // Containers start as root; the shell runs as the sandbox user the container names.
       const asSandbox = `exec ${SANDBOX_USER_HELPER} "\${${SANDBOX_USER_VAR}%:*}" "\${${SANDBOX_USER_VAR}#*:}" bash`;
       const run = spawnSync("docker", ["exec", "-it", "-w", "/workspace", worker.containerId, "sh", "-c", asSandbox], { stdio: "inherit" });

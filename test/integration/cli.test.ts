@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./helpers/control-plane.js";
 import path from "node:path";
-import { runCli, runCliIn } from "./helpers/cli.js";
+import { runCli, runCliIn, runCliWithInput } from "./helpers/cli.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -82,6 +82,19 @@ describe("the workcell CLI", () => {
     const typo = await cli("spawn", repo, "--memry", "2048");
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/^workcell: Unknown flag --memry for 'workcell spawn'\. Did you mean --memory\?/);
+  });
+
+  it("shell without a terminal runs the piped script like exec: under the policy, in the audit trail, with its exit code", async () => {
+    const worker = JSON.parse((await cli("spawn", repo, "--json")).stdout) as { id: string };
+    spawned.push(worker.id);
+    const run = await runCliWithInput("cd src\necho \"in $(basename $PWD) as $(id -u)\"\nexit 3\n", test, "shell", worker.id);
+    expect(run.stdout).toBe("in src as 1000\n");
+    expect(run.code).toBe(3);
+    const events = await test.api<{ events: { type: string; command?: string }[] }>("GET", `/v1/workers/${worker.id}/events?type=exec`);
+    expect(events.body.events.map((event) => event.command)).toContain("cd src\necho \"in $(basename $PWD) as $(id -u)\"\nexit 3\n");
+    const empty = await runCliWithInput("", test, "shell", worker.id);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/^workcell: No script on standard input\./);
   });
 
   it("says when a worker has no changes, and shows each logged command with its outcome", async () => {
