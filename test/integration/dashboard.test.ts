@@ -47,6 +47,10 @@ afterAll(async () => {
 describe("the dashboard in headless Chromium", () => {
   it("asks for the token, refuses a wrong one and signs in with the right one", async () => {
     await page.goto(test.plane.url);
+    await page.locator("#token").waitFor({ state: "visible" });
+    // Nothing of the plane shows before the sign-in: not even an empty worker list.
+    expect(await page.locator("#app").isVisible()).toBe(false);
+    expect(await page.locator("#workers").isVisible()).toBe(false);
     await page.locator("#token").fill("not-the-right-token");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect.poll(() => page.locator("#login-error").textContent()).toMatch(/not this control plane's token/);
@@ -55,6 +59,8 @@ describe("the dashboard in headless Chromium", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.locator("#workers-empty").waitFor({ state: "visible" });
     expect(await page.locator("#login").isHidden()).toBe(true);
+    // The app uses the page's width (1400 px here), less its padding.
+    expect((await page.locator("main#app").boundingBox())?.width).toBeGreaterThan(1350);
   });
 
   it("shows a worker as soon as it is spawned, with its branch, resources and permissions", async () => {
@@ -64,6 +70,8 @@ describe("the dashboard in headless Chromium", () => {
     await row.waitFor();
     const text = await row.textContent();
     expect(text).toContain(worker.branch);
+    expect(text).toContain(repo);
+    expect(await row.locator("td").nth(2).textContent()).toBe("—");
     expect(text).toContain("running");
     expect(text).toContain("1024 MB");
     expect(text).toContain("net —");
