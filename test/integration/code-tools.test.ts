@@ -109,6 +109,15 @@ describe("semantic code tools in the sandbox (the image's TypeScript)", () => {
     const definition = await call("code_navigate", { operation: "definition", filePath: "inventory/cart.py", line: 12, column: 16 });
     expect(definition.data).toMatchObject({ heuristic: false, locations: [expect.objectContaining({ path: "inventory/pricing.py", line: 6 })] });
 
+    // By name alone, as an agent asks first: pyright still answers, from the declaration.
+    const byName = await call("code_navigate", { operation: "references", symbolName: "total_price" });
+    expect(byName.data.heuristic).toBe(false);
+    expect((byName.data.locations as Location[]).map((location) => `${location.path}:${location.line}`)).toEqual(locations.map((location) => `${location.path}:${location.line}`));
+    const definitionByName = await call("code_navigate", { operation: "definition", symbolName: "Cart" });
+    expect(definitionByName.data).toMatchObject({ heuristic: false, locations: [expect.objectContaining({ path: "inventory/cart.py" })] });
+    const workspaceSymbols = await call("code_navigate", { operation: "workspace_symbols", symbolName: "total_price" });
+    expect((workspaceSymbols.data.locations as Location[]).map((location) => location.path)).toContain("inventory/pricing.py");
+
     const symbols = await call("code_navigate", { operation: "document_symbols", filePath: "inventory/cart.py" });
     expect((symbols.data.locations as { name: string }[]).map((symbol) => symbol.name)).toEqual(["Cart", "Cart.__init__", "Cart.add", "Cart.total"]);
 

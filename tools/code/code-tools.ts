@@ -11,6 +11,7 @@ import { heuristicDefinitions, heuristicReferences, heuristicSymbols, languageOf
 import { extractEdits, inspect, moveEdits, navigate, organizeImportsEdits, renameEdits, type CodeLocation, type FileEdits, type NavigateOperation } from "./ts-operations.js";
 import { findPythonSymbol, pythonServerFor, type PythonLanguageServer } from "./python-language-server.js";
 import { isTsLike, projectFor, type Position, type TsProject } from "./ts-project.js";
+import { inspectProject } from "../project/project-tool.js";
 
 const NAVIGATE_OPERATIONS = ["definition", "references", "implementations", "callers", "type_definition", "document_symbols", "workspace_symbols"] as const;
 const REFACTOR_OPERATIONS = ["rename", "extract_function", "extract_variable", "organize_imports", "move_symbol_to_file"] as const;
@@ -34,8 +35,20 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
   /** The TypeScript project when `file` (or, with no file, the workspace) is TS/JS and TypeScript is available. */
   const tsFor = (file: string | undefined): TsProject | null => (file === undefined || isTsLike(file) ? projectFor(root) : null);
 
-  /** The Python language server when `file` is Python and pyright is available. */
-  const pythonFor = (file: string | undefined): PythonLanguageServer | null => (file !== undefined && languageOf(file) === "python" ? pythonServerFor(root) : null);
+  /** The Python language server when `file` is Python (or, with no file, the workspace is a Python project) and pyright is available. */
+  const pythonFor = (file: string | undefined): PythonLanguageServer | null => {
+    if (file !== undefined) return languageOf(file) === "python" ? pythonServerFor(root) : null;
+    return inspectProject(root).language === "python" ? pythonServerFor(root) : null;
+  };
+
+  /** Where `name` is declared in a Python workspace: in the sources before the tests. */
+  async function pythonDeclaration(name: string): Promise<string> {
+    const found = await heuristicDefinitions(root, name, "python");
+    const isTest = (file: string) => /(^|\/)(tests?|testing)\/|(^|\/)test_[^/]*\.py$|_test\.py$/.test(file);
+    const chosen = [...found].sort((a, b) => Number(isTest(a.path)) - Number(isTest(b.path)))[0];
+    if (chosen === undefined) throw new ToolInputError(`No Python declaration (def, class or assignment) named "${name}" in the workspace. Give filePath (and line/column) to look at a use instead.`);
+    return chosen.path;
+  }
 
   async function pythonPosition(args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<{ file: string; line: number; column: number }> {
     const resolved = await access.resolve(args.filePath!, "read");
@@ -44,8 +57,22 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
     return { file: resolved.absolute, ...findPythonSymbol(await readFile(resolved.absolute, "utf8"), args.symbolName, resolved.relative) };
   }
 
-  async function navigatePython(server: PythonLanguageServer, operation: string, args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<CodeLocation[] | null> {
-    if (operation === "workspace_symbols") return args.symbolName === undefined ? null : server.workspaceSymbols(args.symbolName);
+  async function navigatePython(server: PythonLanguageServer, operation: string, args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<{ locations: CodeLocation[]; heuristic: boolean } | null> {
+    if (operation === "workspace_symbols") {
+      if (args.symbolName === undefined) return null;
+      // pyright answers from what it has analysed so far, which may be nothing yet: then the declarations themselves.
+      const symbols = await server.workspaceSymbols(args.symbolName);
+      return symbols.length > 0 ? { locations: symbols, heuristic: false } : { locations: await heuristicDefinitions(root, args.symbolName, "python"), heuristic: true };
+    }
+    const locations = await navigatePythonAt(server, operation, args);
+    return locations === null ? null : { locations, heuristic: false };
+  }
+
+  async function navigatePythonAt(server: PythonLanguageServer, operation: string, args: { filePath?: string | undefined; symbolName?: string | undefined; line?: number | undefined; column?: number | undefined }): Promise<CodeLocation[] | null> {
+    if (args.filePath === undefined) {
+      if (args.symbolName === undefined) throw new ToolInputError("Give symbolName, or filePath with line and column.");
+      args = { ...args, filePath: await pythonDeclaration(args.symbolName) };
+    }
     if (operation === "document_symbols") return server.documentSymbols((await access.resolve(args.filePath!, "read")).absolute);
     const at = await pythonPosition(args);
     if (operation === "definition") return server.definition(at.file, at.line, at.column);
@@ -84,7 +111,8 @@ export function registerCodeTools(registry: ToolRegistry, access: AccessControl)
       let heuristic = false;
       const fromPython = python === null ? null : await navigatePython(python, args.operation, args);
       if (fromPython !== null) {
-        locations = fromPython.slice(0, limit);
+        locations = fromPython.locations.slice(0, limit);
+        heuristic = fromPython.heuristic;
       } else if (project !== null) {
         const at = args.operation === "workspace_symbols" ? undefined : await positionIn(project, args);
         locations = navigate(project, args.operation as NavigateOperation, at, args.symbolName, limit);
