@@ -299,6 +299,27 @@ export class WorkerManager {
     });
   }
 
+  /**
+   * Starts a new task on a worker whose task ended: its finish gate starts fresh (nothing
+   * validated, no failures, no outcome) and its MCP sessions end, so that none still holding
+   * the old outcome can report it again. The previous outcome stays in the events.
+   */
+  async startNewTask(id: string): Promise<Worker> {
+    return this.lock.run(id, async () => {
+      const worker = await this.load(id);
+      const previous = worker.gate?.task ?? null;
+      if (previous === null) {
+        throw new AppError("conflict", `Worker ${id}'s task has not ended: finish it (or let it fail) before starting another, so its failure count cannot be wiped.`, {
+          details: { reason: "task_open" },
+        });
+      }
+      const saved = await this.save(await refreshStatus(this.deps.driver, { ...worker, gate: { validatedTree: null, failures: 0, task: null } }));
+      await this.deps.events.append(id, "task_started", { previous: previous.status });
+      this.emitDown(id);
+      return saved;
+    });
+  }
+
   async exec(id: string, request: ExecRequest): Promise<ExecResponse> {
     const { worker, containerId } = await this.requireRunning(id);
     this.touch(id);

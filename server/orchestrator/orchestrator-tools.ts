@@ -201,7 +201,13 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       inputSchema: { goal: z.string().min(1).max(10_000).describe("What the task must achieve"), type: z.enum(["greenfield", "bugfix", "change"]).describe("Kind of task"), worker: workerRef },
       annotations: { destructiveHint: false },
     },
-    ({ goal, type, worker }) => guard(async () => json(await pipeline.acceptGoal({ goal, type, worker: await manager.resolve(worker) })))(),
+    ({ goal, type, worker }) =>
+      guard(async () => {
+        const target = await manager.resolve(worker);
+        // A worker whose last task ended takes the new goal as a new task.
+        const fresh = (target.gate?.task ?? null) !== null && target.agent !== undefined ? await manager.startNewTask(target.id) : target;
+        return json(await pipeline.acceptGoal({ goal, type, worker: fresh }));
+      })(),
   );
 
   const step = (tool: Exclude<StepTool, "accept_goal">, description: string, withPrompt: boolean) =>

@@ -39,6 +39,7 @@ export function createWorkerRoutes(manager: WorkerManager, baseUrl: () => string
   });
 
   app.post("/:id/stop", async (c) => c.json(present(await manager.stop(c.req.param("id")))));
+  app.post("/:id/task", async (c) => c.json(present(await manager.startNewTask(c.req.param("id")))));
   app.post("/:id/start", async (c) => c.json(present(await manager.start(c.req.param("id")))));
 
   app.post("/:id/exec", async (c) => {

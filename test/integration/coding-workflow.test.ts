@@ -142,6 +142,21 @@ describe("the finish gate", () => {
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/^Error: The task already ended at \S+; it failed: 5 consecutive validations failed/);
     expect(again.structuredContent).toMatchObject({ refused: true, reason: "already_ended", task: { status: "failed", reason: expect.stringMatching(/^5 consecutive validations failed/) } });
-    await second.client.close();
+
+    // The worker takes a second task: the gate starts fresh, and the old session ends so it cannot report the old outcome.
+    const next = await test.api<ApiWorker & { task?: unknown; validation?: { consecutiveFailures: number } }>("POST", `/v1/workers/${worker.id}/task`);
+    expect(next.status).toBe(200);
+    expect(next.body.status).toBe("running");
+    expect(next.body.task).toBeNull();
+    expect(next.body.validation).toMatchObject({ validated: false, consecutiveFailures: 0 });
+    await expect(second.client.callTool({ name: "project_info", arguments: {} })).rejects.toThrow();
+    const third = await test.connect(worker.mcpUrl);
+    const fresh = await third.client.callTool({ name: "finish", arguments: { summary: "second task" } });
+    expect(fresh.structuredContent).toMatchObject({ refused: true, reason: "never_validated" });
+    // While that task is open, it cannot be wiped by starting yet another.
+    const open = await test.api<{ error: { code: string; details: { reason: string } } }>("POST", `/v1/workers/${worker.id}/task`);
+    expect(open.status).toBe(409);
+    expect(open.body.error.details.reason).toBe("task_open");
+    await third.client.close();
   });
 });

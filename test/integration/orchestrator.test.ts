@@ -87,6 +87,22 @@ describe("the orchestrator's workers", () => {
     expect((await test.api<{ tasks: unknown[] }>("GET", "/v1/tasks")).body.tasks.length).toBe(tasksBefore);
   });
 
+  it("accept_goal on a worker whose task ended starts a new task there", async () => {
+    const created = await call<Summary>("spawn_worker", { name: "orch-tasks", repo, agent: { command: ["true"] } });
+    expect(created.isError, created.text).toBe(false);
+    spawned.push(created.body.id);
+    const agent = new Client({ name: "agent", version: "1.0.0" });
+    await agent.connect(new StreamableHTTPClientTransport(new URL(created.body.mcpUrl), { requestInit: { headers: auth } }));
+    expect((await agent.callTool({ name: "code_validate", arguments: { language: "python" } })).isError).toBeFalsy();
+    expect((await agent.callTool({ name: "finish", arguments: { summary: "first task" } })).isError).toBeFalsy();
+    await expect.poll(async () => (await test.api<{ task?: { status: string } | null }>("GET", `/v1/workers/${created.body.id}`)).body.task?.status).toBe("finished");
+    const accepted = await call<{ task_id: string }>("accept_goal", { goal: "A second task", type: "change", worker: "orch-tasks" });
+    expect(accepted.isError, accepted.text).toBe(false);
+    const after = await test.api<{ task: unknown; status: string }>("GET", `/v1/workers/${created.body.id}`);
+    expect(after.body).toMatchObject({ task: null, status: "running" });
+    await agent.close().catch(() => undefined);
+  });
+
   it("remove_worker by name removes that worker, after which the name is free again", async () => {
     const removed = await call<{ id: string; status: string }>("remove_worker", { worker: "orch-a" });
     expect(removed.body).toEqual({ id: first.id, status: "removed" });
