@@ -52,9 +52,9 @@ export interface SpecOptions {
 export const CONTAINER_CAPABILITIES = ["SETUID", "SETGID", "SETPCAP"] as const;
 
 /**
- * The hardened container for a worker: no capability but the two that start processes as
- * the sandbox user, read-only root with size-capped tmpfs scratch, init, a main command and
- * every agent command as the non-root sandbox user, resource limits, labels; network only as the policy grants
+ * The hardened container for a worker: no capability but CONTAINER_CAPABILITIES, held by its
+ * root only; a main command and every agent command as the non-root sandbox user; read-only
+ * root with size-capped tmpfs scratch, init, resource limits, labels; network only as the policy grants
  * (none, the egress proxy through a mounted socket, or bridged); and no host path but the
  * workspace, the borrowed object directories (ro), the granted paths, and the control dir (ro).
  */

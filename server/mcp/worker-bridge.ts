@@ -6,6 +6,15 @@ import type { ServerMethodOptions } from "./server-methods.js";
 const SWEEP_INTERVAL_MS = 30_000;
 
 /** A JSON-RPC error answered over plain HTTP (no session to carry it). */
+/** A POST's body as JSON, or the JSON-RPC parse error to answer instead. */
+async function readJsonBody(request: Request): Promise<{ body: unknown } | Response> {
+  try {
+    return { body: await request.json() };
+  } catch {
+    return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
+  }
+}
+
 function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
@@ -56,23 +65,15 @@ export class WorkerBridge {
       }
       if (request.method !== "POST") return session.handle(request);
       // Parsed here, once (the transport takes it as is), so the session knows which calls this request carries.
-      let posted: unknown;
-      try {
-        posted = await request.json();
-      } catch {
-        return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
-      }
-      return session.handle(request, posted);
+      const posted = await readJsonBody(request);
+      return posted instanceof Response ? posted : session.handle(request, posted.body);
     }
     if (request.method !== "POST") {
       return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize a session with POST first).");
     }
-    let body: unknown;
-    try {
-      body = await request.json();
-    } catch {
-      return jsonRpcError(400, -32700, "Parse error: the body is not valid JSON.");
-    }
+    const posted = await readJsonBody(request);
+    if (posted instanceof Response) return posted;
+    const { body } = posted;
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some((message) => isInitializeRequest(message))) {
       return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header and the body is not an initialize request.");
