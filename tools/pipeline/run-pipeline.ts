@@ -7,6 +7,14 @@ const MAX_STEPS = 50;
 const MAX_STEP_TEXT_CHARS = 4_000;
 const NOT_IN_PIPELINES = new Set(["run_pipeline"]);
 
+/**
+ * An object with any fields, published as plain `{type: "object"}`. Zod would publish its
+ * values as `additionalProperties: {}`, a schema without a type, which strict clients refuse.
+ */
+function anyObject(description: string) {
+  return z.record(z.string(), z.unknown()).meta({ description, additionalProperties: undefined });
+}
+
 /** The text of a tool result (its text blocks joined). */
 export function resultText(result: CallToolResult): string {
   return result.content
@@ -41,7 +49,7 @@ export function registerPipelineTool(registry: ToolRegistry): void {
         .array(
           z.object({
             tool: z.string().min(1).describe("Tool name, e.g. code_edit"),
-            args: z.record(z.string(), z.unknown()).optional().describe("The tool's arguments"),
+            args: anyObject("The tool's arguments").optional(),
           }),
         )
         .min(1)
