@@ -18,6 +18,7 @@ import { createRequire } from "node:module";
 import { createDashboardRoutes } from "./dashboard/dashboard-routes.js";
 import { DOCS_PAGE } from "./docs-page.js";
 import { buildOpenApiDocument } from "./openapi.js";
+import { ShellUpgrades } from "./shell-upgrade.js";
 
 const VERSION = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 
@@ -40,6 +41,8 @@ export interface AppDeps {
   readonly pipeline: PipelineService;
   /** WORKCELL_RUNTIME, for what /health says about runtimes. */
   readonly configuredRuntime?: string | undefined;
+  /** Interactive shells: the server hands its upgrade requests to them (without, every shell request is refused). */
+  readonly shells?: ShellUpgrades;
 }
 
 function tooLarge(limit: number) {
@@ -96,6 +99,7 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.use("/v1/workers/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
+  app.get("/v1/workers/:id/shell", (deps.shells ?? new ShellUpgrades()).route(deps.manager));
   app.route("/v1/workers", createWorkerRoutes(deps.manager, deps.baseUrl));
   app.use("/v1/approvals/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.route("/v1/approvals", createApprovalRoutes(deps.approvals));

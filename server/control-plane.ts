@@ -1,6 +1,8 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve, type ServerType } from "@hono/node-server";
@@ -28,6 +30,7 @@ import { probeDiskImages } from "../runtime/workspace/disk-image.js";
 import { createApp } from "./app.js";
 import { createLogger, summarizeToolCall } from "./logger.js";
 import { allowedHostHeaders } from "./middleware/guards.js";
+import { ShellUpgrades } from "./shell-upgrade.js";
 import { WorkerBridge } from "./mcp/worker-bridge.js";
 import { loadOrCreateToken, type TokenSource } from "./token.js";
 
@@ -196,7 +199,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const watchdog = new ResourceWatchdog(manager, config.watchdogIntervalMs, log, (workerId, type, data) => events.append(workerId, type, data));
   watchdog.start();
 
+  const shells = new ShellUpgrades();
   const app = createApp({
+    shells,
     token,
     manager,
     bridge,
@@ -214,6 +219,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));
+    started.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => void shells.handle(request, socket, head, app.fetch).catch(() => socket.destroy()));
     started.once("error", (error: NodeJS.ErrnoException) => {
       void bridge.closeAll();
       reject(
@@ -239,6 +245,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     close: async () => {
       watchdog.stop();
       await orchestrator.closeAll();
+      shells.closeAll();
       await bridge.closeAll();
       await manager.close();
       await pool?.close();

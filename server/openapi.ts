@@ -11,6 +11,7 @@ import { CreateWorkerInputSchema, PublicWorkerSchema, RemoveResultSchema } from 
 import { ApprovalListQuerySchema } from "./routes/approvals.js";
 import { EventQuerySchema } from "./routes/events.js";
 import { RemoveQuerySchema } from "./routes/workers.js";
+import { ShellQuerySchema } from "./shell-upgrade.js";
 
 type Method = "get" | "post" | "patch" | "delete";
 
@@ -66,6 +67,16 @@ export const OPERATIONS: readonly Operation[] = [
   { method: "post", path: "/v1/workers/:id/stop", id: "stopWorker", summary: "Stop the worker's container; the workspace stays.", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
   { method: "post", path: "/v1/workers/:id/start", id: "startWorker", summary: "Start a stopped worker (applies a changed policy).", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
   { method: "post", path: "/v1/workers/:id/exec", id: "execInWorker", summary: "Run a command in the worker's container, under its policy.", tag: "workers", body: ExecRequestSchema, ok: { status: 200, schema: ExecAnswerSchema } },
+  {
+    method: "get",
+    path: "/v1/workers/:id/shell",
+    id: "openShell",
+    summary:
+      "An interactive bash in the worker, as the sandbox user: send `Connection: Upgrade` and `Upgrade: workcell-shell`. Each line is checked against the run grants as exec checks a command, and recorded (shell_opened, shell_command, shell_closed). After the 101 both sides send frames: a kind byte (0 data, 1 resize with two 16-bit columns and rows, 2 exit with a 32-bit status), a 32-bit big-endian length, the payload.",
+    tag: "workers",
+    query: ShellQuerySchema,
+    ok: { status: 101, description: "Switching Protocols to workcell-shell." },
+  },
   { method: "get", path: "/v1/workers/:id/diff", id: "diffWorker", summary: "What changed since the base commit.", tag: "workers", ok: { status: 200, schema: DiffResultSchema } },
   { method: "post", path: "/v1/workers/:id/task", id: "startWorkerTask", summary: "Start a new task on a worker whose task ended: its finish gate starts fresh and its MCP sessions end (409 while the task is open).", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
   { method: "post", path: "/v1/workers/:id/export", id: "exportWorker", summary: "Turn the worker's commits into a branch of the source repository.", tag: "workers", body: ExportRequestSchema, bodyOptional: true, ok: { status: 200, schema: ExportResultSchema } },

@@ -4,7 +4,10 @@ import { forwardToProxy } from "./commands/forward-command.js";
 import { runCommand } from "./commands/run-command.js";
 import { parseGate } from "./gate/finish-gate.js";
 import { assumeSandboxUser } from "./identity/sandbox-user.js";
+import { AccessControl } from "./permissions/access-control.js";
 import { createToolServer, WORKSPACE_ROOT } from "./server.js";
+import { killMarkedProcesses } from "./shell/call-marker.js";
+import { interactiveShellRc, serveShellChecks } from "./shell/interactive-shell.js";
 
 // The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
 // else may write to it.
@@ -55,13 +58,26 @@ async function main(): Promise<void> {
       const args = JSON.parse((await readStdin()) || "{}") as unknown;
       return answer(await registry.call(tool, args, { signal: new AbortController().signal, sendNotification: async () => undefined }));
     }
+    case "shell-rc":
+      // The interactive shell's startup file (bash reads it from a process substitution).
+      process.stdout.write(interactiveShellRc(process.argv[1] ?? ""));
+      return;
+    case "shell-check":
+      // Beside an interactive shell, as its user: checks each line it is handed.
+      return serveShellChecks(process.stdin, process.stdout, new AccessControl(root));
+    case "kill-marked": {
+      // After an interactive shell: ends whatever it left running (see call-marker.ts).
+      const marker = rest[0];
+      if (marker === undefined || !/^[0-9a-f]{24}$/.test(marker)) return answer({ error: "usage: kill-marked <24 hex digits>" });
+      return answer({ killed: killMarkedProcesses(marker) });
+    }
     case "diff": {
       const base = rest[0];
       if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return answer({ error: "usage: diff <baseCommit sha>" });
       return answer(await diffSinceBase(root, base));
     }
     default:
-      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff, forward or call` });
+      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff, forward, call, shell-rc, shell-check or kill-marked` });
       process.exitCode = 2;
   }
 }

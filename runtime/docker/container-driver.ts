@@ -57,6 +57,8 @@ export interface ExecSession {
   readonly exited: Promise<number>;
   /** Ends stdin and tears the connection down. */
   close(): void;
+  /** Sets the terminal's size (drivers that offer terminals; nothing happens for a session without one). */
+  resize?(columns: number, rows: number): Promise<void>;
 }
 
 /** Who runs an exec'd program, and where it starts. */
@@ -70,6 +72,8 @@ export interface ExecIdentity {
 /** Options for a long-lived exec with its streams attached. */
 export interface AttachOptions extends ExecIdentity {
   readonly env?: readonly string[];
+  /** Give the program a terminal of this size: its output and errors then come merged on stdout. */
+  readonly terminal?: { readonly columns: number; readonly rows: number };
 }
 
 /** Options for a one-shot exec. */

@@ -257,15 +257,18 @@ export class DockerDriver implements ContainerDriver {
         AttachStdin: withStdin,
         AttachStdout: true,
         AttachStderr: true,
-        Tty: false,
+        Tty: options.terminal !== undefined,
         ...(options.env === undefined ? {} : { Env: [...options.env] }),
       });
-      const stream = await exec.start({ hijack: true, stdin: withStdin });
+      const stream = await exec.start({ hijack: true, stdin: withStdin, Tty: options.terminal !== undefined });
+      if (options.terminal !== undefined) await exec.resize({ w: options.terminal.columns, h: options.terminal.rows });
       return { exec, stream };
     });
     const stdout = new PassThrough();
     const stderr = new PassThrough();
-    this.docker.modem.demuxStream(stream, stdout, stderr);
+    // A terminal's output comes as one raw stream; otherwise Docker multiplexes the two.
+    if (options.terminal === undefined) this.docker.modem.demuxStream(stream, stdout, stderr);
+    else stream.pipe(stdout);
     // Under gVisor (runsc) an exec's stream stays open when its container dies (killed, out
     // of memory): end it when the container stops, so nothing waits on a dead sandbox.
     const watch = new AbortController();
@@ -306,6 +309,9 @@ export class DockerDriver implements ContainerDriver {
       close: () => {
         stdin.end();
         (stream as unknown as { destroy?: () => void }).destroy?.();
+      },
+      resize: async (columns, rows) => {
+        if (options.terminal !== undefined) await guard(() => exec.resize({ w: columns, h: rows }));
       },
     };
   }

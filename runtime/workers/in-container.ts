@@ -11,6 +11,9 @@ export const SANDBOX_USER_HELPER = "/usr/libexec/workcell-sandbox-user";
 /** The container variable that names the sandbox user ("uid:gid") for workcell's own programs. */
 export const SANDBOX_USER_VAR = "WORKCELL_SANDBOX_USER";
 
+/** The variable whose value marks every process one call or shell started, so they can be found and ended together. */
+export const CALL_MARKER_VAR = "WORKCELL_CALL_ID";
+
 /**
  * How workcell's own in-container programs are exec'd: as the container's root, which holds
  * only CAP_SETUID, CAP_SETGID and CAP_SETPCAP, from `/` (the workspace may be closed to root). The

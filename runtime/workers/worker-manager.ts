@@ -3,6 +3,7 @@ import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
+import { openInteractiveShell, type InteractiveShell, type ShellTerminal } from "./interactive-shell.js";
 import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
 import { chooseRuntime, runtimeNeedsOf, type RuntimeCatalog } from "../docker/runtime-choice.js";
 import { defaultPolicy } from "../permissions/policy.js";
@@ -324,6 +325,13 @@ export class WorkerManager {
     const { worker, containerId } = await this.requireRunning(id);
     this.touch(id);
     return execInWorker(this.operations(), worker, containerId, request);
+  }
+
+  /** Opens an interactive shell in a running worker, checked and recorded line by line (see interactive-shell.ts). */
+  async openShell(id: string, terminal: ShellTerminal): Promise<InteractiveShell> {
+    const { worker, containerId } = await this.requireRunning(id);
+    this.touch(id);
+    return openInteractiveShell(this.operations(), worker, containerId, this.deps.sandboxUser, terminal, () => this.touch(id));
   }
 
   async diff(id: string): Promise<DiffResult> {

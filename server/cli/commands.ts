@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../runtime/workers/in-container.js";
 import { CliError, request, resolveConnection, type Connection } from "./connection.js";
 import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
 import { describeEvent, suggestFlag, summarizeArgs } from "./describe.js";
+import { interactiveShell } from "./shell-client.js";
 import { escapeControls, stringifyForTerminal } from "./terminal-text.js";
 
 /** What a command needs from the process. */
@@ -41,7 +40,7 @@ const HELP: Record<string, string> = {
   Example: workcell spawn "$PWD" --name fix-login --allow-net=registry.npmjs.org:443 --allow-run=git,npm,node`,
   ls: `workcell ls [--json]\n  List workers.\n  Example: workcell ls --json | jq -r '.workers[].id'`,
   exec: `workcell exec <id> [--timeout <ms>] -- <command…>\n  Run a command in the worker; exits with the command's exit code.\n  Example: workcell exec 3f9c1a2b -- npm test`,
-  shell: `workcell shell <id> [< script]\n  From a terminal: an interactive shell in the worker's container, as the sandbox user (needs the docker CLI on this machine;\n  what is typed there is not checked against run grants nor recorded). Piped: the script runs like exec, under the\n  worker's policy and recorded in its events.\n  Example: workcell shell 3f9c1a2b < setup.sh`,
+  shell: `workcell shell <id> [< script]\n  From a terminal: an interactive bash in the worker's container, as the sandbox user. Each line is checked against the\n  worker's run grants as exec checks a command (a refused line runs none of its commands) and recorded in its events.\n  Piped: the script runs as one exec, under the same policy and recorded the same way.\n  Example: workcell shell 3f9c1a2b          (then type; 'exit' leaves)\n           workcell shell 3f9c1a2b < setup.sh`,
   diff: `workcell diff <id> [--json]\n  What changed since the worker's base.\n  Example: workcell diff 3f9c1a2b | less -R`,
   export: `workcell export <id> [--branch <name>] [--json]\n  Bring the worker's branch into the source repository.\n  Example: workcell export 3f9c1a2b --branch feature/login`,
   rm: `workcell rm <id> [--keep-workspace] [--json]\n  Remove a worker (and its workspace unless --keep-workspace).\n  Example: workcell rm 3f9c1a2b --keep-workspace`,
@@ -201,12 +200,8 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
         if (result.timedOut) ctx.stderr("workcell: the script timed out and was killed\n");
         return result.exitCode ?? 124;
       }
-      const worker = await request<Worker>(connection, "GET", `/v1/workers/${id}`);
-      // Containers start as root; the shell runs as the sandbox user the container names.
-      const asSandbox = `exec ${SANDBOX_USER_HELPER} "\${${SANDBOX_USER_VAR}%:*}" "\${${SANDBOX_USER_VAR}#*:}" bash`;
-      const run = spawnSync("docker", ["exec", "-it", "-w", "/workspace", worker.containerId, "sh", "-c", asSandbox], { stdio: "inherit" });
-      if (run.error) throw new CliError(`Could not run the docker CLI (${run.error.message}); 'workcell shell' needs it on this machine.`);
-      return run.status ?? 1;
+      // From a terminal: an interactive shell through the control plane, checked and recorded line by line.
+      return interactiveShell(connection, id, { stdin: process.stdin, stdout: process.stdout, term: ctx.env.TERM });
     }
     case "diff": {
       const diff = await request<{ baseCommit: string; files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}/diff`);

@@ -24,6 +24,12 @@ export function describeEvent(event: Readonly<Record<string, unknown>>): string 
       if (event.isError === true && firstLine(text("result"))) parts.push(`: ${firstLine(text("result"))}`);
       break;
     }
+    case "shell_command":
+      parts.push(`${clip(String(event.command ?? ""), 100)}${event.allowed === false ? ` → refused: ${firstLine(text("message")) ?? ""}` : ""}`);
+      break;
+    case "shell_closed":
+      parts.push(`exit ${event.exitCode ?? "none"} after ${event.lines ?? 0} line${event.lines === 1 ? "" : "s"}${duration}`);
+      break;
     case "tool_call":
       parts.push(`${String(event.tool ?? "?")} ${summarizeArgs(event.args)}`.trimEnd() + duration);
       if (event.isError === true && firstLine(text("result"))) parts.push(`: ${firstLine(text("result"))}`);

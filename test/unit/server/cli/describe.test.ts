@@ -3,6 +3,14 @@ import { clientUsage } from "../../../../server/cli/commands.js";
 import { describeEvent, suggestFlag, summarizeArgs } from "../../../../server/cli/describe.js";
 
 describe("describeEvent", () => {
+  it("shows each line of an interactive shell, why a refused one was refused, and how the shell ended", () => {
+    expect(describeEvent({ ts: "T", type: "shell_command", command: "git status", allowed: true })).toBe("T shell_command git status");
+    expect(describeEvent({ ts: "T", type: "shell_command", command: "curl x", allowed: false, message: 'PermissionDenied: run access to "curl" is not granted' })).toBe(
+      'T shell_command curl x → refused: PermissionDenied: run access to "curl" is not granted',
+    );
+    expect(describeEvent({ ts: "T", type: "shell_closed", exitCode: 0, lines: 3, durationMs: 4100 })).toBe("T shell_closed exit 0 after 3 lines (4100 ms)");
+  });
+
   it("shows an exec's command, exit code and duration, and the first line of what failed", () => {
     expect(describeEvent({ ts: "T", type: "exec", command: ["npm", "test"], exitCode: 1, durationMs: 812, isError: true, result: "\nnpm ERR! missing script: test\nmore" })).toBe(
       "T exec npm test → exit 1 (812 ms): npm ERR! missing script: test",

@@ -1,0 +1,84 @@
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { Duplex } from "node:stream";
+import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../shell-frames.js";
+import { CliError, type Connection } from "./connection.js";
+
+/** The terminal the CLI runs in. */
+export interface TerminalIo {
+  readonly stdin: NodeJS.ReadStream;
+  readonly stdout: NodeJS.WriteStream;
+  readonly term: string | undefined;
+}
+
+/** Opens the upgraded connection of `GET /v1/workers/:id/shell`, or throws the server's refusal. */
+export function connectShell(connection: Connection, id: string, terminal: { columns: number; rows: number; term?: string | undefined }): Promise<{ socket: Duplex; head: Buffer }> {
+  const url = new URL(`${connection.url}/v1/workers/${encodeURIComponent(id)}/shell`);
+  url.searchParams.set("columns", String(terminal.columns));
+  url.searchParams.set("rows", String(terminal.rows));
+  if (terminal.term !== undefined && terminal.term !== "") url.searchParams.set("term", terminal.term);
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(url, { headers: { authorization: `Bearer ${connection.token}`, connection: "Upgrade", upgrade: SHELL_PROTOCOL } });
+    request.on("upgrade", (_response, socket, head) => resolve({ socket, head }));
+    request.on("response", (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let message = `HTTP ${response.statusCode ?? "error"}`;
+        try {
+          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+        } catch {
+          // Not JSON: keep the status.
+        }
+        reject(new CliError(message, response.statusCode === 401 || response.statusCode === 403 ? 77 : 1));
+      });
+    });
+    request.on("error", (error: NodeJS.ErrnoException) => reject(new CliError(`Cannot reach the control plane at ${connection.url} (${error.code ?? error.message}). Start it with 'npm start', or pass --url.`)));
+    request.end();
+  });
+}
+
+/**
+ * An interactive shell in a worker on this terminal: raw keys go to the shell, its output
+ * comes back, a resize follows the window. Answers the shell's exit status.
+ */
+export async function interactiveShell(connection: Connection, id: string, io: TerminalIo): Promise<number> {
+  const { socket, head } = await connectShell(connection, id, { columns: io.stdout.columns || 80, rows: io.stdout.rows || 24, term: io.term });
+  const wasRaw = io.stdin.isRaw;
+  io.stdin.setRawMode?.(true);
+  io.stdin.resume();
+  const send = (chunk: Buffer) => socket.write(encodeFrame({ kind: "data", data: chunk }));
+  const onResize = () => socket.write(encodeFrame({ kind: "resize", columns: io.stdout.columns || 80, rows: io.stdout.rows || 24 }));
+  io.stdin.on("data", send);
+  io.stdout.on("resize", onResize);
+  try {
+    return await new Promise<number>((resolve) => {
+      const decoder = new FrameDecoder();
+      let code: number | undefined;
+      const receive = (chunk: Buffer) => {
+        try {
+          for (const frame of decoder.push(chunk)) {
+            if (frame.kind === "data") io.stdout.write(frame.data);
+            else if (frame.kind === "exit") code = frame.code;
+          }
+        } catch {
+          socket.destroy();
+        }
+      };
+      if (head.length > 0) receive(head);
+      socket.on("data", receive);
+      socket.on("error", () => undefined);
+      socket.on("close", () => {
+        if (code === undefined) process.stderr.write("\r\nworkcell: the connection to the shell was lost\r\n");
+        resolve(code ?? 255);
+      });
+    });
+  } finally {
+    io.stdin.off("data", send);
+    io.stdout.off("resize", onResize);
+    io.stdin.setRawMode?.(wasRaw);
+    io.stdin.pause();
+  }
+}
