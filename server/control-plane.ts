@@ -26,6 +26,7 @@ import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
 import { WorkerPool } from "../runtime/workers/worker-pool.js";
+import { McpStandby } from "../runtime/workers/mcp-standby.js";
 import { probeDiskImages } from "../runtime/workspace/disk-image.js";
 import { createApp } from "./app.js";
 import { createLogger, summarizeToolCall } from "./logger.js";
@@ -111,9 +112,11 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const disk = config.diskQuota === "watchdog" ? { available: false as const, reason: "WORKCELL_DISK_QUOTA=watchdog" } : await probeDiskImages(config.dataDir);
   if (disk.available) logger.info("workspace disk limits are hard: each workspace is its own ext4 image of resources.diskMb (writes past it fail with ENOSPC)");
   else log(`workspace disk limits are NOT hard: ${disk.reason}. New workers get a plain directory; the watchdog measures it every ${config.watchdogIntervalMs} ms and stops a worker over resources.diskMb, so a fast write can still fill the host disk first. Run the control plane as root with loop devices for hard limits.`);
+  // In-container MCP servers started with each container, for its first session.
+  const standby = new McpStandby(driver);
   const pool =
     config.poolSize > 0
-      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, runtime: defaultRuntime.runtime, user, hostCpus: engine.cpus, log, diskImages: disk.available })
+      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, runtime: defaultRuntime.runtime, user, hostCpus: engine.cpus, log, diskImages: disk.available, standby })
       : undefined;
   const manager = new WorkerManager({
     config,
@@ -126,6 +129,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     chownWorkspaces: user.uid !== hostUid,
     diskImages: disk.available,
     ...(pool === undefined ? {} : { pool }),
+    standby,
     hostEnv: options.hostEnv ?? {},
     runtimes,
     events,
@@ -249,6 +253,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       await bridge.closeAll();
       await manager.close();
       await pool?.close();
+      standby.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();

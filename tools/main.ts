@@ -2,6 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { diffSinceBase } from "./commands/diff-command.js";
 import { forwardToProxy } from "./commands/forward-command.js";
 import { runCommand } from "./commands/run-command.js";
+import { serveChannel } from "./commands/serve-command.js";
 import { parseGate } from "./gate/finish-gate.js";
 import { assumeSandboxUser } from "./identity/sandbox-user.js";
 import { AccessControl } from "./permissions/access-control.js";
@@ -36,6 +37,27 @@ async function serveMcp(): Promise<void> {
   await server.connect(transport);
 }
 
+/** The answer of a control-plane mode that takes its input whole and answers one JSON value. */
+async function controlMode(name: string, args: readonly string[], input: string): Promise<unknown> {
+  switch (name) {
+    case "run":
+      return runCommand(root, input);
+    case "diff": {
+      const base = args[0];
+      if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return { error: "usage: diff <baseCommit sha>" };
+      return diffSinceBase(root, base);
+    }
+    case "kill-marked": {
+      // After an interactive shell: ends whatever it left running (see call-marker.ts).
+      const marker = args[0];
+      if (marker === undefined || !/^[0-9a-f]{24}$/.test(marker)) return { error: "usage: kill-marked <24 hex digits>" };
+      return { killed: killMarkedProcesses(marker) };
+    }
+    default:
+      return { error: `unknown control mode "${name}"; expected run, diff or kill-marked` };
+  }
+}
+
 async function main(): Promise<void> {
   // Before anything touches the workspace: read and write as the sandbox user from here on.
   assumeSandboxUser(process.env);
@@ -48,7 +70,12 @@ async function main(): Promise<void> {
     case "mcp":
       return serveMcp();
     case "run":
-      return answer(await runCommand(root, await readStdin()));
+    case "diff":
+    case "kill-marked":
+      return answer(await controlMode(mode, rest, await readStdin()));
+    case "serve":
+      // The control channel: the same modes, many requests, one process (see serve-command.ts).
+      return serveChannel(process.stdin, process.stdout, controlMode, MAX_MESSAGE_BYTES);
     case "forward":
       return forwardToProxy();
     case "call": {
@@ -65,19 +92,8 @@ async function main(): Promise<void> {
     case "shell-check":
       // Beside an interactive shell, as its user: checks each line it is handed.
       return serveShellChecks(process.stdin, process.stdout, new AccessControl(root));
-    case "kill-marked": {
-      // After an interactive shell: ends whatever it left running (see call-marker.ts).
-      const marker = rest[0];
-      if (marker === undefined || !/^[0-9a-f]{24}$/.test(marker)) return answer({ error: "usage: kill-marked <24 hex digits>" });
-      return answer({ killed: killMarkedProcesses(marker) });
-    }
-    case "diff": {
-      const base = rest[0];
-      if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return answer({ error: "usage: diff <baseCommit sha>" });
-      return answer(await diffSinceBase(root, base));
-    }
     default:
-      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff, forward, call, shell-rc, shell-check or kill-marked` });
+      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff, kill-marked, serve, forward, call, shell-rc or shell-check` });
       process.exitCode = 2;
   }
 }

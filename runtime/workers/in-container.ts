@@ -68,22 +68,37 @@ export async function callInContainer<T>(
   try {
     value = JSON.parse(line);
   } catch {
-    // Under gVisor, running out of memory or PIDs ends the whole sandbox, not one process:
-    // say that the worker is down (and why) rather than report an internal error.
-    const state = await settledState(driver, containerId);
-    if (state !== undefined && !state.running) {
-      const why = state.oomKilled ? "it ran out of memory (resources.memoryMb)" : `its container exited with code ${state.exitCode}`;
-      throw new AppError("conflict", `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`, {
-        details: { oomKilled: state.oomKilled, exitCode: state.exitCode },
-      });
-    }
-    throw new AppError("internal", `The sandbox's tools program gave no answer (exit code ${result.exitCode}): ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
+    return noAnswer(driver, containerId, `exit code ${result.exitCode}: ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
   }
+  return interpretAnswer(value, schema);
+}
+
+/**
+ * What an answer of the tools program means: its `{error}` becomes an AppError, anything
+ * else must fit `schema` (the container is untrusted, so its answer crosses a trust boundary).
+ */
+export function interpretAnswer<T>(value: unknown, schema: z.ZodType<T, unknown>): T {
   const failure = z.object({ error: z.string(), code: z.literal("permission_denied").optional() }).safeParse(value);
   if (failure.success) throw new AppError(failure.data.code ?? "invalid_input", failure.data.error);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
+}
+
+/**
+ * Throws why the tools program gave no answer. Under gVisor, running out of memory or PIDs
+ * ends the whole sandbox, not one process: say that the worker is down (and why) rather than
+ * report an internal error.
+ */
+export async function noAnswer(driver: ContainerDriver, containerId: string, detail: string): Promise<never> {
+  const state = await settledState(driver, containerId);
+  if (state !== undefined && !state.running) {
+    const why = state.oomKilled ? "it ran out of memory (resources.memoryMb)" : `its container exited with code ${state.exitCode}`;
+    throw new AppError("conflict", `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`, {
+      details: { oomKilled: state.oomKilled, exitCode: state.exitCode },
+    });
+  }
+  throw new AppError("internal", `The sandbox's tools program gave no answer (${detail})`);
 }
 
 /** The container's state once a dying sandbox has had a moment to be reported stopped (up to 2 s). */

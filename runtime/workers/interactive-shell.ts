@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import { z } from "zod";
 import { CONTAINER_WORKSPACE } from "../docker/container-spec.js";
-import { asSandboxUser, CALL_MARKER_VAR, callInContainer, TOOLS_EXEC, TOOLS_PATH } from "./in-container.js";
+import { asSandboxUser, CALL_MARKER_VAR, TOOLS_EXEC, TOOLS_PATH } from "./in-container.js";
 import { ShellMarkerFilter } from "./shell-markers.js";
 import type { OperationContext } from "./worker-operations.js";
 import type { Worker } from "./worker.js";
@@ -89,7 +89,7 @@ export async function openInteractiveShell(
     if (rest.length > 0) output.write(rest);
     output.end();
     // The engine does not end an exec whose client left: end the shell and what it started.
-    const leftover = await callInContainer(context.driver, containerId, ["kill-marked", marker], z.object({ killed: z.number().int() })).then(
+    const leftover = await context.channels.call(containerId, "kill-marked", [marker], z.object({ killed: z.number().int() }), { timeoutMs: 30_000 }).then(
       (answer) => answer.killed,
       () => null,
     );

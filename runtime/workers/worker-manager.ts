@@ -3,6 +3,8 @@ import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.js";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
+import { ToolsChannels } from "./tools-channel.js";
+import type { McpStandby } from "./mcp-standby.js";
 import { openInteractiveShell, type InteractiveShell, type ShellTerminal } from "./interactive-shell.js";
 import { buildContainerSpec, LABEL_INSTANCE, LABEL_SPEC, resolveResources, usesEgressProxy, type SpecOptions } from "../docker/container-spec.js";
 import { chooseRuntime, runtimeNeedsOf, type RuntimeCatalog } from "../docker/runtime-choice.js";
@@ -60,8 +62,15 @@ export interface WorkerManagerDeps {
   readonly admission?: AdmissionQueue;
   /** Started containers ready to become default-policy workers (absent: always cold). */
   readonly pool?: WorkerPool;
+  /** MCP servers started with each container for its first session (absent: sessions start their own). */
+  readonly standby?: McpStandby;
   /** Whether each workspace gets its own filesystem image, making diskMb a hard limit (absent: the watchdog enforces it). */
   readonly diskImages?: boolean;
+}
+
+/** The environment of a worker's MCP server: the gate state it resumes from. */
+function mcpSessionEnv(worker: Worker): string[] {
+  return worker.gate === undefined ? [] : [`WORKCELL_GATE=${JSON.stringify(worker.gate)}`];
 }
 
 /** Whether a planned worker fits the pool's containers: default policy, limits, image and runtime, no env, one object store. */
@@ -93,8 +102,11 @@ export class WorkerManager {
   /** Last tool call or exec per worker, for idle timeouts. */
   private readonly activity = new Map<string, number>();
   private readonly egress: WorkerEgress;
+  /** Control channels: exec, diff and the like without a docker exec each. */
+  private readonly channels: ToolsChannels;
 
   constructor(private readonly deps: WorkerManagerDeps) {
+    this.channels = new ToolsChannels(deps.driver);
     this.egress = new WorkerEgress({
       driver: deps.driver,
       socketPath: (id) => path.join(this.runDir(id), PROXY_SOCKET_NAME),
@@ -250,6 +262,7 @@ export class WorkerManager {
     return this.lock.run(id, async () => {
       const worker = await this.load(id);
       this.emitDown(id);
+      if (worker.containerId !== undefined) this.deps.standby?.drop(worker.containerId);
       if (worker.containerId !== undefined) await this.deps.driver.remove(worker.containerId);
       await this.egress.forget(id);
       await unpinBase(worker.repo, id);
@@ -276,8 +289,8 @@ export class WorkerManager {
   /** Starts the in-container MCP server for one session (a non-TTY exec with its streams attached), handing it the gate state. */
   async openMcpSession(id: string): Promise<ExecSession> {
     const { worker, containerId } = await this.requireRunning(id);
-    const env = worker.gate === undefined ? [] : [`WORKCELL_GATE=${JSON.stringify(worker.gate)}`];
-    return this.deps.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env });
+    const env = mcpSessionEnv(worker);
+    return (await this.deps.standby?.take(containerId, env)) ?? this.deps.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env });
   }
 
   /**
@@ -439,6 +452,7 @@ export class WorkerManager {
 
   /** Ends every egress proxy (on shutdown); containers keep running. */
   async close(): Promise<void> {
+    await this.channels.closeAll();
     await this.egress.closeAll();
   }
 
@@ -473,6 +487,7 @@ export class WorkerManager {
     delete started.pendingRestart;
     delete started.stopReason;
     this.touch(worker.id);
+    this.deps.standby?.prime(containerId, mcpSessionEnv(started));
     return this.save(started);
   }
 
@@ -505,6 +520,7 @@ export class WorkerManager {
   private operations(): OperationContext {
     return {
       driver: this.deps.driver,
+      channels: this.channels,
       hostEnv: this.deps.hostEnv,
       dataDir: this.deps.config.dataDir,
       recordAudit: (id, entries, source) => this.recordAudit(id, entries, source),
@@ -553,6 +569,7 @@ export class WorkerManager {
   /** Ends the worker's sessions, container and proxy, and records it as stopped on purpose. Call under the lock. */
   private async halt(worker: Worker, extra: Partial<Worker>): Promise<Worker> {
     this.emitDown(worker.id);
+    if (worker.containerId !== undefined) this.deps.standby?.drop(worker.containerId);
     if (worker.containerId !== undefined) await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
     await this.egress.close(worker.id);
     return this.save({ ...worker, ...extra, desired: "stopped", status: "stopped", error: undefined });

@@ -1,10 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { ContainerDriver } from "../docker/container-driver.js";
+import { DEFAULT_EXEC_DEADLINE_MS } from "../docker/exec-deadline.js";
 import { AppError } from "../errors/app-error.js";
 import { admitEnv } from "../permissions/env-grant.js";
 import type { AuditSource } from "../permissions/audit-entry.js";
-import { callInContainer } from "./in-container.js";
+import type { ToolsChannels } from "./tools-channel.js";
 import {
   DEFAULT_EXEC_MAX_OUTPUT_BYTES,
   DEFAULT_EXEC_TIMEOUT_MS,
@@ -19,12 +20,16 @@ import type { Worker } from "./worker.js";
 
 /** Time the host waits beyond an exec's own timeout before giving up on the container. */
 const EXEC_GRACE_MS = 15_000;
+/** How long a diff may take in the container (the default deadline of an exec into it). */
+const DIFF_DEADLINE_MS = DEFAULT_EXEC_DEADLINE_MS;
 /** Longest an exec waits in the heavy-work queue before it is refused. */
 const MAX_ADMISSION_WAIT_MS = 60 * 60_000;
 
 /** What the operations need from the manager. */
 export interface OperationContext {
   readonly driver: ContainerDriver;
+  /** The workers' control channels (run, diff, kill-marked). */
+  readonly channels: ToolsChannels;
   readonly hostEnv: Readonly<Record<string, string | undefined>>;
   readonly dataDir: string;
   recordAudit(id: string, entries: readonly unknown[], source: AuditSource): Promise<void>;
@@ -53,10 +58,10 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
     await context.recordAudit(worker.id, admitted.refused.map((target) => ({ kind: "env", target })), "host");
   }
   const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
-  const payload = Buffer.from(JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES }));
+  const payload = JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES });
   const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
   try {
-    const { audit, ...result } = await callInContainer(context.driver, containerId, ["run"], ExecResultSchema, { stdin: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS });
+    const { audit, ...result } = await context.channels.call(containerId, "run", [], ExecResultSchema, { input: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS });
     if (audit.length > 0) await context.recordAudit(worker.id, audit, "sandbox");
     await context.event(worker.id, "exec", {
       command: request.command,
@@ -83,7 +88,7 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
 
 /** Everything that changed in the worker since its base, computed inside the container. */
 export function diffWorker(context: OperationContext, worker: Worker, containerId: string): Promise<DiffResult> {
-  return callInContainer(context.driver, containerId, ["diff", worker.baseCommit], DiffResultSchema);
+  return context.channels.call(containerId, "diff", [worker.baseCommit], DiffResultSchema, { timeoutMs: DIFF_DEADLINE_MS });
 }
 
 /** Brings the worker's branch into the source repository (see exportBranch). */

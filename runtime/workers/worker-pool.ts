@@ -5,6 +5,7 @@ import { approvalDefaults } from "../approvals/approval.js";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { buildContainerSpec, LABEL_INSTANCE, resolveResources } from "../docker/container-spec.js";
 import { defaultPolicy } from "../permissions/policy.js";
+import type { McpStandby } from "./mcp-standby.js";
 import type { Worker } from "./worker.js";
 import { writePolicyFile } from "./worker-policy.js";
 import { createDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
@@ -34,6 +35,8 @@ export interface PoolDeps {
   readonly log: (message: string) => void;
   /** Whether slots get a filesystem image of the default diskMb, as cold workers do (absent: no). */
   readonly diskImages?: boolean;
+  /** Starts each slot's MCP server ahead of its first session (absent: the session starts it). */
+  readonly standby?: McpStandby;
 }
 
 /**
@@ -156,10 +159,13 @@ export class WorkerPool {
     const spec = buildContainerSpec(placeholder, { instance: this.deps.instance, user: this.deps.user, hostCpus: this.deps.hostCpus, runDir: path.join(dir, "run"), hidden: [] });
     const containerId = await this.deps.driver.create({ ...spec, name: `workcell-${id}`, labels: { ...spec.labels, [LABEL_POOL]: "true" } });
     await this.deps.driver.start(containerId);
+    // A claimed worker has no gate state yet: its first session gets exactly this server.
+    this.deps.standby?.prime(containerId, []);
     return { id, containerId, dir };
   }
 
   private async discard(slot: PoolSlot): Promise<void> {
+    this.deps.standby?.drop(slot.containerId);
     await this.deps.driver.remove(slot.containerId).catch(() => undefined);
     await unmountWorkspace(path.join(slot.dir, "workspace")).catch(() => undefined);
     await rm(slot.dir, { recursive: true, force: true });

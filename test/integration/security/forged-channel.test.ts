@@ -70,16 +70,23 @@ describe("the channel between workcell's in-container programs and the control p
   });
 
   it("cannot be written by the command of a REST exec: its runner's answer is not forgeable", async () => {
-    const forgedResult = JSON.stringify({ exitCode: 0, signal: null, stdout: "FORGED result", stderr: "", timedOut: false, truncated: false, durationMs: 1 });
-    // The runner and its parent (the deadline's `timeout`) hold the same stdout: try both.
+    const forgedResult = JSON.stringify({ exitCode: 0, signal: null, stdout: "FORGED result", stderr: "", timedOut: false, truncated: false, durationMs: 1, audit: [] });
+    // The runner is the worker's control channel (workcell-tools serve), answering by request
+    // id: forge an answer for each of the first ids, then try to kill it.
+    const runners = "$(pgrep -f 'workcell-tools[.]mjs (run|serve)')";
     const command = [
-      "for t in $(pgrep -f 'workcell-tools[.]mjs run'); do printf '%s\\n' '" + forgedResult + "' > /proc/$t/fd/1 && kill -9 $(pgrep -f 'workcell-tools[.]mjs run'); done",
+      `echo "runners=$(echo ${runners} | wc -w)"`,
+      `for t in ${runners}; do for id in $(seq 0 30); do printf '{"id":%s,"answer":%s}\\n' "$id" '${forgedResult}'; done > /proc/$t/fd/1; kill -9 $t; done`,
       "echo genuine",
     ].join("; ");
     const response = await test.api<{ stdout: string; stderr: string; exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, { command });
     expect(response.status).toBe(200);
-    expect(response.body.stdout).toBe("genuine\n");
-    expect(response.body.stderr.match(/Permission denied/g)).toHaveLength(2);
+    expect(response.body.stdout).toMatch(/^runners=[1-9]\ngenuine\n$/);
+    expect(response.body.stderr).toMatch(/Permission denied/);
+    expect(response.body.stderr).toMatch(/Operation not permitted/);
+    // The channel still answers, genuinely.
+    const after = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "echo still-genuine" });
+    expect(after.body.stdout).toBe("still-genuine\n");
   });
 
   it("keeps the server out of reach of ptrace, /proc/<pid>/mem and signals as well", async () => {
