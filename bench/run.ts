@@ -27,7 +27,7 @@ const MANY = Number(process.env.BENCH_MANY ?? 32);
 const POOL_SIZE = 4;
 const POOL_SETTLE_MS = 3_000;
 const RUNTIME_REPS = { spawns: Number(process.env.BENCH_RUNTIME_SPAWNS ?? 8), calls: Number(process.env.BENCH_RUNTIME_CALLS ?? 200), builds: Number(process.env.BENCH_RUNTIME_BUILDS ?? 3) };
-/** BENCH_ONLY=runtime runs only the runsc-against-runc section. */
+/** BENCH_ONLY=runtime runs only the runsc-against-runc section; BENCH_ONLY=spawn only cold spawn and warm claim. */
 const ONLY = process.env.BENCH_ONLY;
 
 const docker = new Docker();
@@ -59,12 +59,14 @@ async function main(): Promise<void> {
   const health = (await (await fetch(`${plane.url}/health`)).json()) as { docker: { runtime?: { runtime: string } } };
   const defaultRuntime = health.docker.runtime?.runtime;
   try {
-    log("runtime cost: runsc against runc (spawn, a bridged call, a build)");
-    const runtimeRepo = await createBenchRepo(200);
-    try {
-      results.runtimeCost = (await measureRuntimeCost(plane, runtimeRepo, engine.runtimes, RUNTIME_REPS)) ?? null;
-    } finally {
-      await rm(runtimeRepo, { recursive: true, force: true });
+    if (ONLY !== "spawn") {
+      log("runtime cost: runsc against runc (spawn, a bridged call, a build)");
+      const runtimeRepo = await createBenchRepo(200);
+      try {
+        results.runtimeCost = (await measureRuntimeCost(plane, runtimeRepo, engine.runtimes, RUNTIME_REPS)) ?? null;
+      } finally {
+        await rm(runtimeRepo, { recursive: true, force: true });
+      }
     }
     if (ONLY === "runtime") {
       const report = { measuredAt: new Date().toISOString(), machine: machineOf(engine), results };
@@ -109,121 +111,124 @@ async function main(): Promise<void> {
       firstCallRatio: round(coldFirstCall.p50 / baseline.p50),
     };
 
-    log("tool-call round trips");
-    const worker = await callPlane<Worker>(plane, "POST", "/v1/workers", { repo });
-    const client = await connect(worker.mcpUrl);
-    const readFile = () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } });
-    const ping = () => client.callTool({ name: "ping", arguments: {} });
-    const bridgeRead = summarize(await measure(CALL_REPS, readFile, 20));
-    const bridgePing = summarize(await measure(CALL_REPS, ping, 20));
-    const floor = await startInProcessFloor(path.join(repo, "one-kb.txt"));
-    const floorRead = summarize(await measure(CALL_REPS, () => floor.client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
-    const floorPing = summarize(await measure(CALL_REPS, () => floor.client.callTool({ name: "ping", arguments: {} }), 20));
-    await floor.close();
-    const container = docker.getContainer(worker.containerId);
-    const dockerExecCat = summarize(
-      await measure(EXEC_REPS, async () => {
-        const exec = await container.exec({ Cmd: ["cat", "/workspace/one-kb.txt"], AttachStdout: true, AttachStderr: true });
-        const stream = await exec.start({ hijack: true, stdin: false });
-        await new Promise<void>((resolve) => {
-          stream.on("end", () => resolve());
-          stream.resume();
+    // BENCH_ONLY=spawn stops after the spawns (and the warm claim below).
+    if (ONLY !== "spawn") {
+      log("tool-call round trips");
+      const worker = await callPlane<Worker>(plane, "POST", "/v1/workers", { repo });
+      const client = await connect(worker.mcpUrl);
+      const readFile = () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } });
+      const ping = () => client.callTool({ name: "ping", arguments: {} });
+      const bridgeRead = summarize(await measure(CALL_REPS, readFile, 20));
+      const bridgePing = summarize(await measure(CALL_REPS, ping, 20));
+      const floor = await startInProcessFloor(path.join(repo, "one-kb.txt"));
+      const floorRead = summarize(await measure(CALL_REPS, () => floor.client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
+      const floorPing = summarize(await measure(CALL_REPS, () => floor.client.callTool({ name: "ping", arguments: {} }), 20));
+      await floor.close();
+      const container = docker.getContainer(worker.containerId);
+      const dockerExecCat = summarize(
+        await measure(EXEC_REPS, async () => {
+          const exec = await container.exec({ Cmd: ["cat", "/workspace/one-kb.txt"], AttachStdout: true, AttachStderr: true });
+          const stream = await exec.start({ hijack: true, stdin: false });
+          await new Promise<void>((resolve) => {
+            stream.on("end", () => resolve());
+            stream.resume();
+          });
+        }, 5),
+      );
+      const session = await driver.attach(worker.containerId, mcpServerArgv(), TOOLS_EXEC);
+      const stdioClient = new Client({ name: "bench-stdio", version: "1" });
+      await stdioClient.connect(new ExecStdioTransport(session));
+      const stdioRead = summarize(await measure(CALL_REPS, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
+      await stdioClient.close();
+      results.toolCall = {
+        bridge: { readFile1KB: bridgeRead, noop: bridgePing },
+        inProcessFloor: { readFile1KB: floorRead, noop: floorPing },
+        dockerExecCat,
+        directStdio: { readFile1KB: stdioRead },
+        ratioToFloor: { readFile1KB: round(bridgeRead.p50 / floorRead.p50), noop: round(bridgePing.p50 / floorPing.p50) },
+        timesFasterThanDockerExec: round(dockerExecCat.p50 / bridgeRead.p50),
+      };
+
+      log("REST exec: what it adds to the command's own time");
+      const execTimes = { wall: [] as number[], overhead: [] as number[] };
+      const execWarmup = 5;
+      for (let i = 0; i < EXEC_REPS + execWarmup; i += 1) {
+        const started = performance.now();
+        const answer = await callPlane<{ durationMs: number; exitCode: number }>(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: ["true"] });
+        const wall = performance.now() - started;
+        if (answer.exitCode !== 0) throw new Error(`exec true answered exit code ${answer.exitCode}`);
+        if (i < execWarmup) continue;
+        execTimes.wall.push(wall);
+        execTimes.overhead.push(wall - answer.durationMs);
+      }
+      const dockerExecTrue = summarize(
+        await measure(EXEC_REPS, async () => {
+          const exec = await container.exec({ Cmd: ["true"], AttachStdout: true, AttachStderr: true });
+          const stream = await exec.start({ hijack: true, stdin: false });
+          await new Promise<void>((resolve) => {
+            stream.on("end", () => resolve());
+            stream.resume();
+          });
+        }, 5),
+      );
+      results.restExec = { execTrue: summarize(execTimes.wall), overheadOverCommand: summarize(execTimes.overhead), baselineDockerExecTrue: dockerExecTrue, ratioToDockerExec: round(summarize(execTimes.wall).p50 / dockerExecTrue.p50) };
+
+      log("semantic navigation on the 2,000-file TypeScript project");
+      const navigate = (symbol: number) => client.callTool({ name: "code_navigate", arguments: { operation: "references", filePath: `src/module-${String(symbol % 40).padStart(2, "0")}/file-${symbol}.ts`, symbolName: `f${symbol}` } });
+      let started = performance.now();
+      await navigate(0);
+      const firstNavigateMs = round(performance.now() - started);
+      let next = 0;
+      const warmNavigate = summarize(await measure(CALL_REPS, () => navigate(1 + ((next += 1) * 37) % 1_999), 3));
+      await callPlane(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: "echo 'export const edited = 1;' >> src/module-07/file-7.ts" });
+      started = performance.now();
+      await navigate(7);
+      const afterEditMs = round(performance.now() - started);
+      results.codeNavigate = { files: 2_000, firstCallMs: firstNavigateMs, warm: warmNavigate, afterOneFileEditedMs: afterEditMs, warmOverFirst: round(warmNavigate.p50 / firstNavigateMs) };
+      await client.close();
+
+      log("export of a branch with 100 changed files");
+      const exportSamples: number[] = [];
+      for (let round_ = 0; round_ < 6; round_ += 1) {
+        await callPlane(plane, "POST", `/v1/workers/${worker.id}/exec`, {
+          command: `for i in $(seq 1 100); do echo "change ${round_} $i" >> src/module-$(printf %02d $((i % 40)))/file-$i.ts; done && git add -A && git commit -qm "round ${round_}"`,
         });
-      }, 5),
-    );
-    const session = await driver.attach(worker.containerId, mcpServerArgv(), TOOLS_EXEC);
-    const stdioClient = new Client({ name: "bench-stdio", version: "1" });
-    await stdioClient.connect(new ExecStdioTransport(session));
-    const stdioRead = summarize(await measure(CALL_REPS, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
-    await stdioClient.close();
-    results.toolCall = {
-      bridge: { readFile1KB: bridgeRead, noop: bridgePing },
-      inProcessFloor: { readFile1KB: floorRead, noop: floorPing },
-      dockerExecCat,
-      directStdio: { readFile1KB: stdioRead },
-      ratioToFloor: { readFile1KB: round(bridgeRead.p50 / floorRead.p50), noop: round(bridgePing.p50 / floorPing.p50) },
-      timesFasterThanDockerExec: round(dockerExecCat.p50 / bridgeRead.p50),
-    };
+        const started = performance.now();
+        await callPlane(plane, "POST", `/v1/workers/${worker.id}/export`, {});
+        if (round_ > 0) exportSamples.push(performance.now() - started);
+      }
+      results.export100Files = summarize(exportSamples);
+      await callPlane(plane, "DELETE", `/v1/workers/${worker.id}`);
 
-    log("REST exec: what it adds to the command's own time");
-    const execTimes = { wall: [] as number[], overhead: [] as number[] };
-    const execWarmup = 5;
-    for (let i = 0; i < EXEC_REPS + execWarmup; i += 1) {
-      const started = performance.now();
-      const answer = await callPlane<{ durationMs: number; exitCode: number }>(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: ["true"] });
-      const wall = performance.now() - started;
-      if (answer.exitCode !== 0) throw new Error(`exec true answered exit code ${answer.exitCode}`);
-      if (i < execWarmup) continue;
-      execTimes.wall.push(wall);
-      execTimes.overhead.push(wall - answer.durationMs);
+      log(`${MANY} live workers`);
+      const rssBefore = plane.rssBytes();
+      const startedAll = performance.now();
+      const many: Worker[] = [];
+      for (let i = 0; i < MANY; i += 1) many.push(await callPlane<Worker>(plane, "POST", "/v1/workers", { repo }));
+      const spawnAllMs = performance.now() - startedAll;
+      const memory: number[] = [];
+      for (const w of many) {
+        const stats = (await docker.getContainer(w.containerId).stats({ stream: false })) as { memory_stats?: { usage?: number } };
+        memory.push(stats.memory_stats?.usage ?? 0);
+      }
+      const light = await connect((many[0] as Worker).mcpUrl);
+      const busy = [many[1], many[2]].map((w) =>
+        callPlane(plane, "POST", `/v1/workers/${(w as Worker).id}/exec`, { command: "timeout 20 sh -c 'while :; do :; done' || true", timeoutMs: 30_000 }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const lightUnderLoad = summarize(await measure(200, () => light.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
+      await Promise.all(busy);
+      await light.close();
+      results.manyWorkers = {
+        workers: MANY,
+        spawnAllMs: round(spawnAllMs),
+        controlPlaneRssMb: round(plane.rssBytes() / 1024 / 1024),
+        controlPlaneRssBeforeMb: round(rssBefore / 1024 / 1024),
+        memoryPerWorkerMb: summarize(memory.map((bytes) => bytes / 1024 / 1024)),
+        lightCallWhileTwoWorkersBusy: lightUnderLoad,
+      };
+      for (const w of many) await callPlane(plane, "DELETE", `/v1/workers/${w.id}`);
     }
-    const dockerExecTrue = summarize(
-      await measure(EXEC_REPS, async () => {
-        const exec = await container.exec({ Cmd: ["true"], AttachStdout: true, AttachStderr: true });
-        const stream = await exec.start({ hijack: true, stdin: false });
-        await new Promise<void>((resolve) => {
-          stream.on("end", () => resolve());
-          stream.resume();
-        });
-      }, 5),
-    );
-    results.restExec = { execTrue: summarize(execTimes.wall), overheadOverCommand: summarize(execTimes.overhead), baselineDockerExecTrue: dockerExecTrue, ratioToDockerExec: round(summarize(execTimes.wall).p50 / dockerExecTrue.p50) };
-
-    log("semantic navigation on the 2,000-file TypeScript project");
-    const navigate = (symbol: number) => client.callTool({ name: "code_navigate", arguments: { operation: "references", filePath: `src/module-${String(symbol % 40).padStart(2, "0")}/file-${symbol}.ts`, symbolName: `f${symbol}` } });
-    let started = performance.now();
-    await navigate(0);
-    const firstNavigateMs = round(performance.now() - started);
-    let next = 0;
-    const warmNavigate = summarize(await measure(CALL_REPS, () => navigate(1 + ((next += 1) * 37) % 1_999), 3));
-    await callPlane(plane, "POST", `/v1/workers/${worker.id}/exec`, { command: "echo 'export const edited = 1;' >> src/module-07/file-7.ts" });
-    started = performance.now();
-    await navigate(7);
-    const afterEditMs = round(performance.now() - started);
-    results.codeNavigate = { files: 2_000, firstCallMs: firstNavigateMs, warm: warmNavigate, afterOneFileEditedMs: afterEditMs, warmOverFirst: round(warmNavigate.p50 / firstNavigateMs) };
-    await client.close();
-
-    log("export of a branch with 100 changed files");
-    const exportSamples: number[] = [];
-    for (let round_ = 0; round_ < 6; round_ += 1) {
-      await callPlane(plane, "POST", `/v1/workers/${worker.id}/exec`, {
-        command: `for i in $(seq 1 100); do echo "change ${round_} $i" >> src/module-$(printf %02d $((i % 40)))/file-$i.ts; done && git add -A && git commit -qm "round ${round_}"`,
-      });
-      const started = performance.now();
-      await callPlane(plane, "POST", `/v1/workers/${worker.id}/export`, {});
-      if (round_ > 0) exportSamples.push(performance.now() - started);
-    }
-    results.export100Files = summarize(exportSamples);
-    await callPlane(plane, "DELETE", `/v1/workers/${worker.id}`);
-
-    log(`${MANY} live workers`);
-    const rssBefore = plane.rssBytes();
-    const startedAll = performance.now();
-    const many: Worker[] = [];
-    for (let i = 0; i < MANY; i += 1) many.push(await callPlane<Worker>(plane, "POST", "/v1/workers", { repo }));
-    const spawnAllMs = performance.now() - startedAll;
-    const memory: number[] = [];
-    for (const w of many) {
-      const stats = (await docker.getContainer(w.containerId).stats({ stream: false })) as { memory_stats?: { usage?: number } };
-      memory.push(stats.memory_stats?.usage ?? 0);
-    }
-    const light = await connect((many[0] as Worker).mcpUrl);
-    const busy = [many[1], many[2]].map((w) =>
-      callPlane(plane, "POST", `/v1/workers/${(w as Worker).id}/exec`, { command: "timeout 20 sh -c 'while :; do :; done' || true", timeoutMs: 30_000 }),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const lightUnderLoad = summarize(await measure(200, () => light.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
-    await Promise.all(busy);
-    await light.close();
-    results.manyWorkers = {
-      workers: MANY,
-      spawnAllMs: round(spawnAllMs),
-      controlPlaneRssMb: round(plane.rssBytes() / 1024 / 1024),
-      controlPlaneRssBeforeMb: round(rssBefore / 1024 / 1024),
-      memoryPerWorkerMb: summarize(memory.map((bytes) => bytes / 1024 / 1024)),
-      lightCallWhileTwoWorkersBusy: lightUnderLoad,
-    };
-    for (const w of many) await callPlane(plane, "DELETE", `/v1/workers/${w.id}`);
   } finally {
     await plane.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -247,27 +252,34 @@ async function main(): Promise<void> {
     };
     const warmSamples: number[] = [];
     const warmFirstCall: number[] = [];
+    const warmCreated: number[] = [];
     for (let i = 0; i < COLD_REPS + 2; i += 1) {
       await poolReady();
       const started = performance.now();
       const spawned = await callPlane<Worker>(warm, "POST", "/v1/workers", { repo: warmRepo });
+      const created = performance.now();
       const client = await connect(spawned.mcpUrl);
       const initialized = performance.now();
       await client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } });
       if (i >= 2) {
         warmSamples.push(initialized - started);
+        warmCreated.push(created - started);
         warmFirstCall.push(performance.now() - started);
       }
       await client.close();
       await callPlane(warm, "DELETE", `/v1/workers/${spawned.id}`);
     }
-    results.warmClaim = { spawnToInitialize: summarize(warmSamples), spawnToFirstToolCall: summarize(warmFirstCall), poolSize: POOL_SIZE };
+    results.warmClaim = { spawnToInitialize: summarize(warmSamples), spawnToFirstToolCall: summarize(warmFirstCall), postTo201: summarize(warmCreated), poolSize: POOL_SIZE };
   } finally {
     await warm.stop();
     await rm(warmDir, { recursive: true, force: true });
     await rm(warmRepo, { recursive: true, force: true });
   }
 
+  if (ONLY === "spawn") {
+    process.stdout.write(formatSpawns(results).join("\n") + "\n");
+    return;
+  }
   const targets = evaluate(results);
   const report = {
     measuredAt: new Date().toISOString(),
@@ -351,9 +363,7 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
   const lines = [
     "",
     "workcell benchmark (milliseconds: p50 / p95 / p99)",
-    `cold spawn → initialize      ${fmt((results.coldSpawn as { spawnToInitialize: Summary }).spawnToInitialize)}   baseline docker run + clone ${fmt((results.coldSpawn as { baselineDockerRunPlusClone: Summary }).baselineDockerRunPlusClone)}`,
-    `cold spawn → first call      ${fmt((results.coldSpawn as { spawnToFirstToolCall: Summary }).spawnToFirstToolCall)}   (POST → 201 ${fmt((results.coldSpawn as { phases: { postTo201: Summary } }).phases.postTo201)}; 201 → initialize ${fmt((results.coldSpawn as { phases: { createdToInitialized: Summary } }).phases.createdToInitialized)})`,
-    `warm claim → initialize      ${fmt((results.warmClaim as { spawnToInitialize: Summary }).spawnToInitialize)}   → first call ${fmt((results.warmClaim as { spawnToFirstToolCall: Summary }).spawnToFirstToolCall)}`,
+    ...formatSpawns(results),
     `read_file 1 KB via bridge    ${fmt((results.toolCall as { bridge: { readFile1KB: Summary } }).bridge.readFile1KB)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { readFile1KB: Summary } }).inProcessFloor.readFile1KB)}`,
     `no-op via bridge             ${fmt((results.toolCall as { bridge: { noop: Summary } }).bridge.noop)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { noop: Summary } }).inProcessFloor.noop)}`,
     `docker exec cat              ${fmt((results.toolCall as { dockerExecCat: Summary }).dockerExecCat)}   direct stdio ${fmt((results.toolCall as { directStdio: { readFile1KB: Summary } }).directStdio.readFile1KB)}`,
@@ -368,6 +378,17 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/** The cold-spawn and warm-claim lines of the table. */
+function formatSpawns(results: Record<string, unknown>): string[] {
+  const cold = results.coldSpawn as { spawnToInitialize: Summary; spawnToFirstToolCall: Summary; phases: { postTo201: Summary; createdToInitialized: Summary }; baselineDockerRunPlusClone: Summary; firstCallRatio: number };
+  const warm = results.warmClaim as { spawnToInitialize: Summary; spawnToFirstToolCall: Summary; postTo201: Summary };
+  return [
+    `cold spawn → initialize      ${fmt(cold.spawnToInitialize)}   baseline docker run + clone ${fmt(cold.baselineDockerRunPlusClone)}`,
+    `cold spawn → first call      ${fmt(cold.spawnToFirstToolCall)}   ratio ${cold.firstCallRatio}× (POST → 201 ${fmt(cold.phases.postTo201)}; 201 → initialize ${fmt(cold.phases.createdToInitialized)})`,
+    `warm claim → initialize      ${fmt(warm.spawnToInitialize)}   → first call ${fmt(warm.spawnToFirstToolCall)}   (POST → 201 ${fmt(warm.postTo201)})`,
+  ];
 }
 
 function fmt(summary: Summary): string {

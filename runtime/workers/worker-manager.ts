@@ -189,10 +189,20 @@ export class WorkerManager {
       try {
         await pinBase(worker.repo, id, worker.baseCommit);
         if (worker.diskEnforcement === "image") await createDiskImage(worker.workspace, worker.resources.diskMb);
-        await createSharedClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
-        if (this.deps.chownWorkspaces) await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
+        else await mkdir(worker.workspace, { recursive: true });
         await this.deps.store.putWorker(worker);
-        const running = await this.launch(worker);
+        // The container (and the MCP server started with it) comes up while the workspace is
+        // cloned into its mounted directory: nothing in it reads the workspace before the 201.
+        const [launched, cloned] = await Promise.allSettled([
+          this.launch(worker),
+          (async () => {
+            await createSharedClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
+            if (this.deps.chownWorkspaces) await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
+          })(),
+        ]);
+        if (cloned.status === "rejected") throw cloned.reason;
+        if (launched.status === "rejected") throw launched.reason;
+        const running = launched.value;
         await this.deps.events.append(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, ...(runtimeNote === undefined ? {} : { runtimeNote }) });
         return running;
       } catch (error) {
