@@ -13,6 +13,7 @@ import { PROJECT_ROOT } from "../server/control-plane.js";
 import { dockerRunTrue, sharedClone, startInProcessFloor } from "./baselines.js";
 import { callPlane, startChildPlane, type ChildPlane } from "./child-plane.js";
 import { createBenchRepo } from "./fixtures.js";
+import { measureDensity, type Density } from "./density.js";
 import { measureRuntimeCost, type RuntimeCost } from "./runtime-cost.js";
 import { measure, summarize, type Summary } from "./stats.js";
 
@@ -25,9 +26,12 @@ const CALL_REPS = Number(process.env.BENCH_CALL_REPS ?? 500);
 const EXEC_REPS = Number(process.env.BENCH_EXEC_REPS ?? 100);
 const MANY = Number(process.env.BENCH_MANY ?? 32);
 const POOL_SIZE = 4;
+/** BENCH_ONLY=density: how many idle workers, and how long they idle before they are measured. */
+const DENSITY = Number(process.env.BENCH_DENSITY ?? 100);
+const DENSITY_IDLE_MS = Number(process.env.BENCH_DENSITY_IDLE_MS ?? 70_000);
 const POOL_SETTLE_MS = 3_000;
 const RUNTIME_REPS = { spawns: Number(process.env.BENCH_RUNTIME_SPAWNS ?? 8), calls: Number(process.env.BENCH_RUNTIME_CALLS ?? 200), builds: Number(process.env.BENCH_RUNTIME_BUILDS ?? 3) };
-/** BENCH_ONLY=runtime runs only the runsc-against-runc section; BENCH_ONLY=spawn only cold spawn and warm claim. */
+/** BENCH_ONLY=runtime runs only the runsc-against-runc section; spawn only cold spawn and warm claim; density only many idle workers. */
 const ONLY = process.env.BENCH_ONLY;
 
 const docker = new Docker();
@@ -59,6 +63,13 @@ async function main(): Promise<void> {
   const health = (await (await fetch(`${plane.url}/health`)).json()) as { docker: { runtime?: { runtime: string } } };
   const defaultRuntime = health.docker.runtime?.runtime;
   try {
+    if (ONLY === "density") {
+      log(`density: ${DENSITY} idle workers`);
+      const density = await measureDensity(plane, repo, DENSITY, DENSITY_IDLE_MS, TOKEN, log);
+      await writeFile(path.join(PROJECT_ROOT, "bench", "results-density.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), machine: machineOf(engine), density }, null, 2)}\n`);
+      process.stdout.write(formatDensity(density).join("\n") + "\n");
+      return;
+    }
     if (ONLY !== "spawn") {
       log("runtime cost: runsc against runc (spawn, a bridged call, a build)");
       const runtimeRepo = await createBenchRepo(200);
@@ -378,6 +389,18 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/** The density lines: what idle workers cost, against the targets. */
+function formatDensity(d: Density): string[] {
+  return [
+    "",
+    `${d.workers} idle workers (${d.runtime ?? "engine default"}), measured after ${d.idleWaitMs / 1000} s idle; spawned in ${d.spawnAllMs} ms`,
+    `control plane RSS            ${d.controlPlaneRssMb} MB   (target ≤ 250 MB: ${d.controlPlaneRssMb <= 250 ? "met" : "missed"})`,
+    `engine PSS                   ${d.enginePssMb.before} MB before, ${d.enginePssMb.after} MB after (dockerd, containerd, shims, runsc)`,
+    `per idle worker, all told    ${d.perIdleWorkerMb} MB of MemAvailable (${d.machineAvailableMb.before} → ${d.machineAvailableMb.after} MB)   (target ≤ 30 MB: ${d.perIdleWorkerMb <= 30 ? "met" : "missed"})`,
+    `light call among them        ${fmt(d.lightCall)}   (target p99 ≤ 50 ms: ${d.lightCall.p99 <= 50 ? "met" : "missed"})`,
+  ];
 }
 
 /** The cold-spawn and warm-claim lines of the table. */

@@ -12,9 +12,19 @@ const PROBE_DISK_MB = 16;
 /** Whether this host can give workspaces their own filesystem image, and if not, why. */
 export type DiskImageSupport = { readonly available: true } | { readonly available: false; readonly reason: string };
 
-async function run(program: string, args: readonly string[], timeoutMs = COMMAND_TIMEOUT_MS) {
+/** Runs one of the tools that make and check images, saying how it ended. */
+export async function runImageTool(program: string, args: readonly string[], timeoutMs = COMMAND_TIMEOUT_MS) {
   const result = await execa(program, args, { reject: false, timeout: timeoutMs, all: true, stdin: "ignore" });
-  return { ok: result.exitCode === 0, exitCode: result.exitCode, output: String(result.all ?? "").trim() };
+  // How it ended, for messages: without an exit code, the deadline, a signal, or a program that could not start.
+  const ended =
+    result.exitCode !== undefined
+      ? `exited ${result.exitCode}`
+      : result.timedOut
+        ? `was killed after ${timeoutMs} ms`
+        : result.signal !== undefined
+          ? `was killed by ${result.signal}`
+          : `could not start: ${(result as { code?: string }).code ?? result.shortMessage}`;
+  return { ok: result.exitCode === 0, exitCode: result.exitCode, ended, output: String(result.all ?? "").trim() };
 }
 
 /** Whether `dir` is the root of a mounted filesystem (its device differs from its parent's). */
@@ -42,8 +52,8 @@ export async function createDiskImage(workspace: string, diskMb: number): Promis
   const file = await open(image, "wx", 0o600);
   try {
     await file.truncate(plan.sizeBytes).finally(() => file.close());
-    const mkfs = await run("mkfs.ext4", buildMkfsArgs(image, plan));
-    if (!mkfs.ok) throw new AppError("internal", `Could not format the workspace image ${image} (mkfs.ext4 exited ${mkfs.exitCode}): ${mkfs.output}`);
+    const mkfs = await runImageTool("mkfs.ext4", buildMkfsArgs(image, plan));
+    if (!mkfs.ok) throw new AppError("internal", `Could not format the workspace image ${image} (mkfs.ext4 ${mkfs.ended}): ${mkfs.output}`);
     await mkdir(workspace, { mode: 0o700 });
     await mountImage(image, workspace);
     // ext4 does not need lost+found to work; left there it would be a root-only directory in the agent's tree.
@@ -66,7 +76,7 @@ export async function mountDiskImage(workspace: string): Promise<boolean> {
   if (!(await hasDiskImage(workspace))) return false;
   if (await isMountPoint(workspace)) return true;
   const image = imagePathOf(workspace);
-  const check = await run("e2fsck", ["-p", image], COPY_TIMEOUT_MS);
+  const check = await runImageTool("e2fsck", ["-p", image], COPY_TIMEOUT_MS);
   // 0: clean, 1: errors corrected. Anything else needs a person.
   if (check.exitCode !== 0 && check.exitCode !== 1) {
     throw new AppError("internal", `The workspace image ${image} has filesystem errors e2fsck -p could not fix (exit ${check.exitCode}): ${check.output.slice(0, 500)}. Run "e2fsck -f ${image}" as root, then start the worker again.`);
@@ -80,7 +90,7 @@ export async function mountDiskImage(workspace: string): Promise<boolean> {
 
 async function mountImage(image: string, workspace: string): Promise<void> {
   // util-linux reuses the loop device already bound to this file, and frees it (autoclear) on the last unmount.
-  const mount = await run("mount", ["-t", "ext4", "-o", `loop,${MOUNT_OPTIONS}`, image, workspace]);
+  const mount = await runImageTool("mount", ["-t", "ext4", "-o", `loop,${MOUNT_OPTIONS}`, image, workspace]);
   if (!mount.ok) {
     throw new AppError("internal", `Could not mount the workspace image ${image} at ${workspace}: ${mount.output}. The control plane needs root and a free loop device (/dev/loop-control); set WORKCELL_DISK_QUOTA=watchdog to run without hard disk limits.`);
   }
@@ -89,9 +99,9 @@ async function mountImage(image: string, workspace: string): Promise<void> {
 /** Unmounts whatever is mounted at `workspace` (lazily if something on the host still holds it); does nothing if nothing is. */
 export async function unmountWorkspace(workspace: string): Promise<void> {
   if (!(await isMountPoint(workspace))) return;
-  const umount = await run("umount", [workspace]);
+  const umount = await runImageTool("umount", [workspace]);
   if (umount.ok) return;
-  const lazy = await run("umount", ["-l", workspace]);
+  const lazy = await runImageTool("umount", ["-l", workspace]);
   if (!lazy.ok) throw new AppError("internal", `Could not unmount the workspace ${workspace}: ${umount.output}; ${lazy.output}. Unmount it as root ("umount -l ${workspace}").`);
 }
 
@@ -131,7 +141,7 @@ async function copyOut(workspace: string): Promise<boolean> {
   await rm(kept, { recursive: true, force: true });
   await mkdir(kept, { mode: 0o700 });
   // -a copies symlinks as links and keeps owners and modes; the container is gone, so the tree holds still.
-  const copy = await run("cp", ["-a", "--sparse=always", "--", `${workspace}/.`, kept], COPY_TIMEOUT_MS);
+  const copy = await runImageTool("cp", ["-a", "--sparse=always", "--", `${workspace}/.`, kept], COPY_TIMEOUT_MS);
   if (!copy.ok) {
     await rm(kept, { recursive: true, force: true }).catch(() => undefined);
     return false;
