@@ -40,13 +40,21 @@ export async function request<T>(connection: Connection, method: string, route: 
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new CliError(`Cannot reach the control plane at ${connection.url} (${cause?.code ?? cause?.message ?? String(error)}). Start it with 'npm start', or pass --url.`);
+    throw unreachable(connection, cause?.code ?? cause?.message ?? String(error));
   }
   const text = await response.text();
   const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
-  if (!response.ok) {
-    const message = (parsed as { error?: { message?: string } } | undefined)?.error?.message ?? `HTTP ${response.status}`;
-    throw new CliError(message, response.status === 401 || response.status === 403 ? 77 : 1);
-  }
+  if (!response.ok) throw refused(response.status, parsed);
   return parsed as T;
+}
+
+/** The error for a control plane that cannot be reached, and why. */
+export function unreachable(connection: Connection, reason: string): CliError {
+  return new CliError(`Cannot reach the control plane at ${connection.url} (${reason}). Start it with 'npm start', or pass --url.`);
+}
+
+/** The error for a non-2xx answer: the server's message (else the status); refused credentials exit 77. */
+export function refused(status: number, body: unknown): CliError {
+  const message = (body as { error?: { message?: string } } | undefined)?.error?.message ?? `HTTP ${status}`;
+  return new CliError(message, status === 401 || status === 403 ? 77 : 1);
 }

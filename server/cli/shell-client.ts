@@ -2,7 +2,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
 import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../shell-frames.js";
-import { CliError, type Connection } from "./connection.js";
+import { refused, unreachable, type Connection } from "./connection.js";
 
 /** The terminal the CLI runs in. */
 export interface TerminalIo {
@@ -25,17 +25,16 @@ export function connectShell(connection: Connection, id: string, terminal: { col
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let message = `HTTP ${response.statusCode ?? "error"}`;
+        let body: unknown;
         try {
-          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+          body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         } catch {
-          // Not JSON: keep the status.
+          // Not JSON: the status says it.
         }
-        reject(new CliError(message, response.statusCode === 401 || response.statusCode === 403 ? 77 : 1));
+        reject(refused(response.statusCode ?? 0, body));
       });
     });
-    request.on("error", (error: NodeJS.ErrnoException) => reject(new CliError(`Cannot reach the control plane at ${connection.url} (${error.code ?? error.message}). Start it with 'npm start', or pass --url.`)));
+    request.on("error", (error: NodeJS.ErrnoException) => reject(unreachable(connection, error.code ?? error.message)));
     request.end();
   });
 }
