@@ -39,17 +39,14 @@ export class McpStandby {
     };
     entry.timer.unref();
     this.primed.set(containerId, entry);
-    session.then(
-      (started) =>
-        void started.exited.then(() => {
-          entry.ended = true;
-          if (this.primed.get(containerId) === entry) this.forget(containerId);
-        }),
-      () => {
+    // Its process ended (or never started): nothing to hand over any more.
+    void session
+      .then((started) => started.exited)
+      .catch(() => undefined)
+      .then(() => {
         entry.ended = true;
         if (this.primed.get(containerId) === entry) this.forget(containerId);
-      },
-    );
+      });
   }
 
   /** The waiting server for this container, when it was started with exactly `env`; it is then the caller's. */

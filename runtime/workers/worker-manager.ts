@@ -272,8 +272,10 @@ export class WorkerManager {
     return this.lock.run(id, async () => {
       const worker = await this.load(id);
       this.emitDown(id);
-      if (worker.containerId !== undefined) this.deps.standby?.drop(worker.containerId);
-      if (worker.containerId !== undefined) await this.deps.driver.remove(worker.containerId);
+      if (worker.containerId !== undefined) {
+        this.deps.standby?.drop(worker.containerId);
+        await this.deps.driver.remove(worker.containerId);
+      }
       await this.egress.forget(id);
       await unpinBase(worker.repo, id);
       await this.deps.events.append(id, "removed", { keepWorkspace: options.keepWorkspace });
@@ -579,8 +581,10 @@ export class WorkerManager {
   /** Ends the worker's sessions, container and proxy, and records it as stopped on purpose. Call under the lock. */
   private async halt(worker: Worker, extra: Partial<Worker>): Promise<Worker> {
     this.emitDown(worker.id);
-    if (worker.containerId !== undefined) this.deps.standby?.drop(worker.containerId);
-    if (worker.containerId !== undefined) await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
+    if (worker.containerId !== undefined) {
+      this.deps.standby?.drop(worker.containerId);
+      await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
+    }
     await this.egress.close(worker.id);
     return this.save({ ...worker, ...extra, desired: "stopped", status: "stopped", error: undefined });
   }
