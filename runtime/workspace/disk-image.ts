@@ -79,7 +79,7 @@ export async function mountDiskImage(workspace: string): Promise<boolean> {
   const check = await runImageTool("e2fsck", ["-p", image], COPY_TIMEOUT_MS);
   // 0: clean, 1: errors corrected. Anything else needs a person.
   if (check.exitCode !== 0 && check.exitCode !== 1) {
-    throw new AppError("internal", `The workspace image ${image} has filesystem errors e2fsck -p could not fix (exit ${check.exitCode}): ${check.output.slice(0, 500)}. Run "e2fsck -f ${image}" as root, then start the worker again.`);
+    throw new AppError("internal", `The workspace image ${image} has filesystem errors e2fsck -p could not fix (e2fsck ${check.ended}): ${check.output.slice(0, 500)}. Run "e2fsck -f ${image}" as root, then start the worker again.`);
   }
   await mkdir(workspace, { recursive: true, mode: 0o700 });
   await mountImage(image, workspace);
