@@ -1,5 +1,8 @@
 import type { Readable, Writable } from "node:stream";
 import { z } from "zod";
+import { streamRecords } from "../shell/stream-records.js";
+
+const NEWLINE = 0x0a;
 
 /**
  * The control channel: one long-lived tools process per worker that answers the control
@@ -43,18 +46,11 @@ export async function serveChannel(input: Readable, output: Writable, handle: Mo
     running.add(task);
     void task.finally(() => running.delete(task));
   };
-  let pending = "";
-  for await (const chunk of input) {
-    pending += (chunk as Buffer).toString("utf8");
-    let end: number;
-    while ((end = pending.indexOf("\n")) !== -1) {
-      const line = pending.slice(0, end);
-      pending = pending.slice(end + 1);
+  for await (const record of streamRecords(input, NEWLINE, maxLineBytes)) {
+    if (record === null) reply(null, { error: `a channel request over ${maxLineBytes} bytes was dropped` });
+    else {
+      const line = record.toString("utf8");
       if (line.trim() !== "") dispatch(line);
-    }
-    if (pending.length > maxLineBytes) {
-      pending = "";
-      reply(null, { error: `a channel request over ${maxLineBytes} bytes was dropped` });
     }
   }
   await Promise.all(running);

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from "node:stream";
 import { AccessControl, PermissionDeniedError, type AuditEntry } from "../permissions/access-control.js";
+import { streamRecords } from "./stream-records.js";
 
 /**
  * The interactive shell (`workcell shell` from a terminal): bash with a DEBUG trap that,
@@ -50,18 +51,11 @@ export async function checkShellLine(access: AccessControl, line: string): Promi
  * ASCII unit separators (which bash does not merge as it would tabs).
  */
 export async function serveShellChecks(input: Readable, output: Writable, access: AccessControl): Promise<void> {
-  let pending: Buffer = Buffer.alloc(0);
-  for await (const chunk of input) {
-    pending = Buffer.concat([pending, chunk as Buffer]);
-    let end: number;
-    while ((end = pending.indexOf(0)) !== -1) {
-      const line = pending.subarray(0, end).toString("utf8");
-      pending = pending.subarray(end + 1);
-      const report = await checkShellLine(access, line);
-      const encoded = Buffer.from(JSON.stringify(report)).toString("base64");
-      output.write(`${report.allowed ? "ok" : "no"}${FIELD}${(report.message ?? "").replace(/[\x1f\0]/g, " ")}${FIELD}${encoded}\0`);
-    }
-    if (pending.length > MAX_SHELL_LINE_CHARS * 4) pending = Buffer.alloc(0);
+  for await (const record of streamRecords(input, 0, MAX_SHELL_LINE_CHARS * 4)) {
+    if (record === null) continue;
+    const report = await checkShellLine(access, record.toString("utf8"));
+    const encoded = Buffer.from(JSON.stringify(report)).toString("base64");
+    output.write(`${report.allowed ? "ok" : "no"}${FIELD}${(report.message ?? "").replace(/[\x1f\0]/g, " ")}${FIELD}${encoded}\0`);
   }
 }
 
