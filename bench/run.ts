@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { cpus, tmpdir, totalmem } from "node:os";
 import path from "node:path";
@@ -246,20 +245,19 @@ async function main(): Promise<void> {
     await rm(repo, { recursive: true, force: true });
   }
 
-  log(`warm claim (a second control plane with WORKCELL_POOL_SIZE=${POOL_SIZE})`);
+  log(`warm claim (a second control plane with WORKCELL_POOL_REPOS=<repo>=${POOL_SIZE})`);
   const warmDir = await mkdtemp(path.join(tmpdir(), "workcell-bench-warm-"));
   const warmRepo = await createBenchRepo(2_000);
-  const warm = await startChildPlane(PROJECT_ROOT, warmDir, image, TOKEN, { WORKCELL_POOL_SIZE: String(POOL_SIZE) });
+  const warm = await startChildPlane(PROJECT_ROOT, warmDir, image, TOKEN, { WORKCELL_POOL_REPOS: `${warmRepo}=${POOL_SIZE}` });
   try {
-    const instance = createHash("sha256").update(warmDir).digest("hex").slice(0, 16);
     const poolReady = async () => {
-      for (let i = 0; i < 400; i += 1) {
-        const containers = await docker.listContainers({ all: true, filters: { label: [`dev.workcell.pool=true`, `dev.workcell.instance=${instance}`] } });
-        // A slot is ready a moment after its container exists (started, its MCP server booted).
-        if (containers.length >= POOL_SIZE) return new Promise((resolve) => setTimeout(resolve, POOL_SETTLE_MS));
+      for (let i = 0; i < 1_200; i += 1) {
+        const { pools } = await callPlane<{ pools: { ready: number }[] }>(warm, "GET", "/v1/pools");
+        // A slot is ready once cloned and started; its MCP server boots a moment later.
+        if ((pools[0]?.ready ?? 0) >= POOL_SIZE) return new Promise((resolve) => setTimeout(resolve, POOL_SETTLE_MS));
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      throw new Error("the warm pool did not refill within 20 s");
+      throw new Error("the repository pool did not refill within 60 s");
     };
     const warmSamples: number[] = [];
     const warmFirstCall: number[] = [];

@@ -18,6 +18,7 @@ import type { TaskSchema } from "../runtime/pipeline/task.js";
 import type { DiffResultSchema, ExecRequestSchema, ExecResultSchema } from "../runtime/workers/exec-request.js";
 import type { ExportResultSchema } from "../runtime/workers/export-branch.js";
 import type { CreateWorkerInputSchema, PublicWorkerSchema, RemoveResultSchema } from "../runtime/workers/worker.js";
+import type { PoolInputSchema, PoolStatusSchema } from "../runtime/workers/worker-pools.js";
 
 export type SpawnInput = z.input<typeof CreateWorkerInputSchema>;
 export type WorkerInfo = z.output<typeof PublicWorkerSchema>;
@@ -33,6 +34,8 @@ export type Decision = z.input<typeof DecisionInputSchema>;
 export type WorkcellEvent = z.output<typeof WorkcellEventSchema>;
 export type Task = z.output<typeof TaskSchema>;
 export type RemoveResult = z.output<typeof RemoveResultSchema>;
+export type PoolStatus = z.output<typeof PoolStatusSchema>;
+export type PoolInput = z.input<typeof PoolInputSchema>;
 export type { ErrorCode };
 
 export interface WorkcellClientOptions {
@@ -159,6 +162,16 @@ export class WorkcellClient {
   /** Approves, rejects or edits a pending approval; the agent's waiting call then proceeds. */
   decide(id: string, decision: Decision): Promise<Approval> {
     return this.#call("POST", `/v1/approvals/${encodeURIComponent(id)}`, decision);
+  }
+
+  /** The warm pools and how many slots each has ready. */
+  async pools(): Promise<PoolStatus[]> {
+    return (await this.#call<{ pools: PoolStatus[] }>("GET", "/v1/pools")).pools;
+  }
+
+  /** Keeps `size` clones of `repo` ready until the control plane stops (0 ends the pool). */
+  setRepoPool(input: PoolInput): Promise<PoolStatus> {
+    return this.#call("POST", "/v1/pools", input);
   }
 
   async tasks(): Promise<Task[]> {

@@ -4,6 +4,7 @@ import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { catalogOf, summarizeRuntimes } from "../runtime/docker/runtime-choice.js";
 import { AppError, toErrorBody } from "../runtime/errors/app-error.js";
 import type { WorkerManager } from "../runtime/workers/worker-manager.js";
+import type { WorkerPools } from "../runtime/workers/worker-pools.js";
 import type { WorkerBridge } from "./mcp/worker-bridge.js";
 import { bearerAuth, hostAndOriginGuard } from "./middleware/guards.js";
 import type { ApprovalQueue } from "../runtime/approvals/approval-queue.js";
@@ -11,6 +12,7 @@ import type { PipelineService } from "../runtime/pipeline/pipeline-service.js";
 import type { OrchestratorEndpoint } from "./orchestrator/orchestrator-endpoint.js";
 import { createApprovalRoutes } from "./routes/approvals.js";
 import { createTaskRoutes } from "./routes/tasks.js";
+import { createPoolRoutes } from "./routes/pools.js";
 import { createEventRoutes } from "./routes/events.js";
 import { createWorkerRoutes } from "./routes/workers.js";
 import type { EventLog } from "../runtime/events/event-log.js";
@@ -26,6 +28,8 @@ const VERSION = (createRequire(import.meta.url)("../package.json") as { version:
 export interface AppDeps {
   readonly token: string;
   readonly manager: WorkerManager;
+  /** The warm pools (absent: GET /v1/pools lists none and POST is refused). */
+  readonly pools?: WorkerPools;
   readonly bridge: WorkerBridge;
   readonly driver: ContainerDriver;
   /** Host header values accepted (computed once the port is known). */
@@ -101,6 +105,8 @@ export function createApp(deps: AppDeps): Hono {
   app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.get("/v1/workers/:id/shell", (deps.shells ?? new ShellUpgrades()).route(deps.manager));
   app.route("/v1/workers", createWorkerRoutes(deps.manager, deps.baseUrl));
+  app.use("/v1/pools", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
+  app.route("/v1/pools", createPoolRoutes(deps.pools));
   app.use("/v1/approvals/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.route("/v1/approvals", createApprovalRoutes(deps.approvals));
   app.route(

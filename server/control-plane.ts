@@ -26,6 +26,7 @@ import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
 import { WorkerManager } from "../runtime/workers/worker-manager.js";
 import { WorkerPool } from "../runtime/workers/worker-pool.js";
+import { resolvePoolRepo, WorkerPools } from "../runtime/workers/worker-pools.js";
 import { McpStandby } from "../runtime/workers/mcp-standby.js";
 import { probeDiskImages } from "../runtime/workspace/disk-image.js";
 import { createApp } from "./app.js";
@@ -60,8 +61,10 @@ export interface ControlPlane {
   readonly bridge: WorkerBridge;
   /** The host-wide queue for heavy work. */
   readonly admission: AdmissionQueue;
-  /** The warm pool, when WORKCELL_POOL_SIZE > 0. */
+  /** The warm pool of empty slots, when WORKCELL_POOL_SIZE > 0. */
   readonly pool: WorkerPool | undefined;
+  /** Every warm pool: the empty slots' and one per WORKCELL_POOL_REPOS entry. */
+  readonly pools: WorkerPools;
   /** Stops serving and ends MCP sessions; worker containers keep running. */
   close(): Promise<void>;
 }
@@ -114,10 +117,14 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   else log(`workspace disk limits are NOT hard: ${disk.reason}. New workers get a plain directory; the watchdog measures it every ${config.watchdogIntervalMs} ms and stops a worker over resources.diskMb, so a fast write can still fill the host disk first. Run the control plane as root with loop devices for hard limits.`);
   // In-container MCP servers started with each container, for its first session.
   const standby = new McpStandby(driver);
-  const pool =
-    config.poolSize > 0
-      ? new WorkerPool({ size: config.poolSize, driver, dataDir: config.dataDir, instance, image, runtime: defaultRuntime.runtime, user, hostCpus: engine.cpus, log, diskImages: disk.available, standby })
-      : undefined;
+  const poolDeps = { driver, dataDir: config.dataDir, instance, image, runtime: defaultRuntime.runtime, user, hostCpus: engine.cpus, log, diskImages: disk.available, standby };
+  const owner = user.uid !== hostUid ? user : undefined;
+  const poolRepos = await Promise.all(config.poolRepos.map(async ({ repo, size }) => ({ repo: await resolvePoolRepo(repo, "WORKCELL_POOL_REPOS"), size })));
+  const pools = new WorkerPools(
+    (size, repo) => new WorkerPool({ ...poolDeps, size, ...(repo === undefined ? {} : { repo }), ...(owner === undefined ? {} : { owner }) }),
+    defaultRuntime.runtime,
+    { emptySize: config.poolSize, repos: poolRepos },
+  );
   const manager = new WorkerManager({
     config,
     store,
@@ -128,7 +135,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     hostCpus: engine.cpus,
     chownWorkspaces: user.uid !== hostUid,
     diskImages: disk.available,
-    ...(pool === undefined ? {} : { pool }),
+    pools,
     standby,
     hostEnv: options.hostEnv ?? {},
     runtimes,
@@ -137,7 +144,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   secrets = () => [token, ...manager.secrets()];
   await manager.reconcile();
-  await pool?.start(new Set((await store.listWorkers()).map((worker) => worker.containerId).filter((id): id is string => id !== undefined)));
+  await pools.start(driver, instance, config.dataDir, new Set((await store.listWorkers()).map((worker) => worker.containerId).filter((id): id is string => id !== undefined)));
   const approvals = new ApprovalQueue(store, {
     event: (workerId, type, data) => events.append(workerId, type, data),
     grantForLife: (workerId, permission) => manager.grantPermission(workerId, permission),
@@ -205,6 +212,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
 
   const shells = new ShellUpgrades();
   const app = createApp({
+    pools,
     shells,
     token,
     manager,
@@ -245,14 +253,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     manager,
     bridge,
     admission,
-    pool,
+    pool: pools.empty,
+    pools,
     close: async () => {
       watchdog.stop();
       await orchestrator.closeAll();
       shells.closeAll();
       await bridge.closeAll();
       await manager.close();
-      await pool?.close();
+      await pools.close();
       standby.closeAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -12,6 +12,7 @@ import { ApprovalListQuerySchema } from "./routes/approvals.js";
 import { EventQuerySchema } from "./routes/events.js";
 import { RemoveQuerySchema } from "./routes/workers.js";
 import { ShellQuerySchema } from "./shell-upgrade.js";
+import { PoolInputSchema, PoolStatusSchema } from "../runtime/workers/worker-pools.js";
 
 type Method = "get" | "post" | "patch" | "delete";
 
@@ -88,6 +89,16 @@ export const OPERATIONS: readonly Operation[] = [
   { method: "get", path: "/v1/approvals", id: "listApprovals", summary: "The approval queue.", tag: "approvals", query: ApprovalListQuerySchema, ok: { status: 200, schema: z.object({ approvals: z.array(ApprovalSchema) }) } },
   { method: "get", path: "/v1/approvals/:id", id: "getApproval", summary: "One approval.", tag: "approvals", ok: { status: 200, schema: ApprovalSchema } },
   { method: "post", path: "/v1/approvals/:id", id: "decideApproval", summary: "Approve, reject or edit a pending approval; the waiting call then proceeds.", tag: "approvals", body: DecisionInputSchema, ok: { status: 200, schema: ApprovalSchema } },
+  { method: "get", path: "/v1/pools", id: "listPools", summary: "The warm pools: started containers waiting for default-policy workers, empty or holding a repository's clone.", tag: "pools", ok: { status: 200, schema: z.object({ pools: z.array(PoolStatusSchema) }) } },
+  {
+    method: "post",
+    path: "/v1/pools",
+    id: "setRepoPool",
+    summary: "Keep `size` clones of `repo` ready in started containers (0 ends its pool), until the control plane stops; WORKCELL_POOL_REPOS sets pools at every start. A default-policy spawn of that repository then claims one.",
+    tag: "pools",
+    body: PoolInputSchema,
+    ok: { status: 200, schema: PoolStatusSchema },
+  },
   { method: "get", path: "/v1/tasks", id: "listTasks", summary: "Pipeline tasks.", tag: "tasks", ok: { status: 200, schema: z.object({ tasks: z.array(TaskSchema) }) } },
   { method: "get", path: "/v1/tasks/:id", id: "getTask", summary: "One pipeline task with its transitions.", tag: "tasks", ok: { status: 200, schema: TaskSchema } },
   ...(["post", "get", "delete"] as const).flatMap((method) => [
@@ -169,7 +180,7 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
     },
     servers: [{ url: options.serverUrl }],
     security: [{ bearer: [] }],
-    tags: ["meta", "workers", "permissions", "events", "approvals", "tasks", "mcp"].map((name) => ({ name })),
+    tags: ["meta", "workers", "pools", "permissions", "events", "approvals", "tasks", "mcp"].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "The token the control plane printed at start (also in its data dir)." } },

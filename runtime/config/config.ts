@@ -4,6 +4,35 @@ import { AppError } from "../errors/app-error.js";
 
 const PortSchema = z.coerce.number().int().min(0).max(65_535);
 
+/** Slots a repository pool keeps when its entry names no size. */
+export const DEFAULT_REPO_POOL_SIZE = 2;
+
+/** One WORKCELL_POOL_REPOS entry: a repository whose clones are kept ready. */
+export interface RepoPoolConfig {
+  readonly repo: string;
+  readonly size: number;
+}
+
+/** `PATH[=SIZE],PATH[=SIZE]…` into entries; each problem is reported with the entry it is in. */
+const PoolReposSchema = z.string().transform((value, ctx): RepoPoolConfig[] => {
+  const entries: RepoPoolConfig[] = [];
+  for (const raw of value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")) {
+    const match = /^(.+?)(?:=(\d+))?$/.exec(raw);
+    const size = match?.[2] === undefined ? DEFAULT_REPO_POOL_SIZE : Number(match[2]);
+    if (match === null || size < 1 || size > 64) {
+      ctx.addIssue({ code: "custom", message: `"${raw}" is not PATH or PATH=SIZE with SIZE from 1 to 64, e.g. /srv/app=4,/srv/lib` });
+      continue;
+    }
+    const repo = path.resolve(match[1] as string);
+    if (entries.some((entry) => entry.repo === repo)) {
+      ctx.addIssue({ code: "custom", message: `${repo} is listed twice; give it once, with the size you want` });
+      continue;
+    }
+    entries.push({ repo, size });
+  }
+  return entries;
+});
+
 /** The environment variables workcell reads, validated once. */
 export const EnvSchema = z.object({
   WORKCELL_HOST: z.string().min(1).default("127.0.0.1"),
@@ -16,6 +45,7 @@ export const EnvSchema = z.object({
   WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   WORKCELL_POOL_SIZE: z.coerce.number().int().min(0).max(256).default(0),
+  WORKCELL_POOL_REPOS: PoolReposSchema.default([]),
   WORKCELL_HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   WORKCELL_HEAVY_PER_WORKER: z.coerce.number().int().min(1).max(64).default(1),
   WORKCELL_HEAVY_LEASE_MS: z.coerce.number().int().min(1_000).max(24 * 60 * 60_000).default(65 * 60_000),
@@ -61,6 +91,8 @@ export interface Config {
   readonly heavyConcurrency: number | undefined;
   /** Containers kept created and started ahead of time for workers with the default policy. */
   readonly poolSize: number;
+  /** Repositories whose clones are kept ready in started containers, each with its own pool. */
+  readonly poolRepos: readonly RepoPoolConfig[];
   /** Heavy slots one worker may hold at once. */
   readonly heavyPerWorker: number;
   /** How long a heavy slot is lent before it returns to the queue on its own. */
@@ -101,6 +133,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, ov
     mcpSampling: overrides.mcpSampling ?? values.WORKCELL_MCP_SAMPLING === "true",
     heavyConcurrency: overrides.heavyConcurrency ?? values.WORKCELL_HEAVY_CONCURRENCY,
     poolSize: overrides.poolSize ?? values.WORKCELL_POOL_SIZE,
+    poolRepos: overrides.poolRepos ?? values.WORKCELL_POOL_REPOS,
     heavyPerWorker: overrides.heavyPerWorker ?? values.WORKCELL_HEAVY_PER_WORKER,
     heavyLeaseMs: overrides.heavyLeaseMs ?? values.WORKCELL_HEAVY_LEASE_MS,
     diskQuota: overrides.diskQuota ?? values.WORKCELL_DISK_QUOTA,

@@ -15,11 +15,12 @@ import { suggestPermissions, type SkippedEntry } from "../permissions/suggest.js
 import { AppError } from "../errors/app-error.js";
 import type { AdmissionQueue } from "../admission/admission-queue.js";
 import type { EventLog } from "../events/event-log.js";
-import { pinBase, unpinBase } from "../git/source-repo.js";
+import { baseRefName, pinBase, unpinBase } from "../git/source-repo.js";
 import type { StateStore } from "../store/state-store.js";
-import { chownTree, createSharedClone, createStandaloneClone } from "../workspace/shared-clone.js";
+import { adoptPooledCheckout, chownTree, createSharedClone, createStandaloneClone } from "../workspace/shared-clone.js";
 import { createDiskImage, disposeWorkspace, mountDiskImage, releaseOrphanImages, unmountWorkspace } from "../workspace/disk-image.js";
-import type { PoolSlot, WorkerPool } from "./worker-pool.js";
+import type { PoolSlot } from "./worker-pool.js";
+import type { WorkerPools } from "./worker-pools.js";
 import { mcpServerArgv, TOOLS_EXEC } from "./in-container.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
 import type { ExportResult } from "./export-branch.js";
@@ -61,7 +62,7 @@ export interface WorkerManagerDeps {
   /** The host-wide queue for heavy work (absent: unmetered). */
   readonly admission?: AdmissionQueue;
   /** Started containers ready to become default-policy workers (absent: always cold). */
-  readonly pool?: WorkerPool;
+  readonly pools?: WorkerPools;
   /** MCP servers started with each container for its first session (absent: sessions start their own). */
   readonly standby?: McpStandby;
   /** Whether each workspace gets its own filesystem image, making diskMb a hard limit (absent: the watchdog enforces it). */
@@ -174,7 +175,7 @@ export class WorkerManager {
     });
     for (const value of secrets) this.secretValues.add(value);
     const { id } = worker;
-    const slot = this.deps.pool !== undefined && isPoolable(worker, this.deps.defaultImage, this.deps.pool.runtime) ? this.deps.pool.claim() : undefined;
+    const slot = this.deps.pools !== undefined && isPoolable(worker, this.deps.defaultImage, this.deps.pools.runtime) ? await this.deps.pools.claim(worker.repo) : undefined;
     if (slot !== undefined) {
       const claimed = await this.lock.run(id, () => this.claimSlot(worker, slot)).catch(async (error: unknown) => {
         this.deps.events.append(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
@@ -557,9 +558,16 @@ export class WorkerManager {
       // The container's mounts follow the directory, not its name.
       await rename(slot.dir, workerDir);
       await pinBase(worker.repo, worker.id, worker.baseCommit);
-      await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
-      // The slot was the control plane's until now (see WorkerPool); hand it to the sandbox user.
-      await chownTree(worker.workspace, this.deps.sandboxUser.uid, this.deps.sandboxUser.gid);
+      const owner = this.deps.chownWorkspaces ? this.deps.sandboxUser : undefined;
+      if (slot.checkout !== undefined) {
+        // Cloned ahead of time: only the branch (and, if the repository moved on, the commit) changes.
+        const target = { repo: worker.repo, branch: worker.branch, baseCommit: worker.baseCommit, baseRef: baseRefName(worker.id) };
+        await adoptPooledCheckout(worker.workspace, slot.checkout, target, owner);
+      } else {
+        await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
+        // The slot was the control plane's until now (see WorkerPool); hand it to the sandbox user.
+        if (owner !== undefined) await chownTree(worker.workspace, owner.uid, owner.gid);
+      }
       await writePolicyFile(this.runDir(worker.id), worker.permissions, worker.approvals);
       this.egress.setPolicy(worker.id, worker.permissions);
       this.touch(worker.id);

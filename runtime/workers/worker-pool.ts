@@ -9,6 +9,8 @@ import type { McpStandby } from "./mcp-standby.js";
 import type { Worker } from "./worker.js";
 import { writePolicyFile } from "./worker-policy.js";
 import { createDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
+import { chownTree, createStandaloneClone, type PooledCheckout } from "../workspace/shared-clone.js";
+import { inspectSourceRepo } from "../git/source-repo.js";
 
 /** Marks warm-pool containers (in addition to the instance label). */
 export const LABEL_POOL = "dev.workcell.pool";
@@ -19,10 +21,13 @@ export interface PoolSlot {
   readonly containerId: string;
   /** The slot's directory: `workspace/` and `run/` inside it are what the container mounts. */
   readonly dir: string;
+  /** A repository pool's slot: the clone already in its workspace. */
+  readonly checkout?: PooledCheckout;
 }
 
 /** What the pool needs to build containers like a default worker's. */
 export interface PoolDeps {
+  /** Slots kept ready (see WorkerPool.resize). */
   readonly size: number;
   readonly driver: ContainerDriver;
   readonly dataDir: string;
@@ -37,6 +42,22 @@ export interface PoolDeps {
   readonly diskImages?: boolean;
   /** Starts each slot's MCP server ahead of its first session (absent: the session starts it). */
   readonly standby?: McpStandby;
+  /** A repository pool: each slot's workspace is cloned from it ahead of time (absent: slots stay empty). */
+  readonly repo?: string;
+  /** Who a cloned workspace is handed to (absent: the control plane is the sandbox user). */
+  readonly owner?: { uid: number; gid: number };
+}
+
+/**
+ * Removes what a previous run left: pool containers no worker claimed (`claimed` are the
+ * container ids workers own) and every slot directory. Call once, before any pool fills.
+ */
+export async function clearPoolLeftovers(driver: ContainerDriver, instance: string, dataDir: string, claimed: ReadonlySet<string>): Promise<void> {
+  const leftovers = await driver.list({ [LABEL_INSTANCE]: instance, [LABEL_POOL]: "true" });
+  for (const container of leftovers) if (!claimed.has(container.id)) await driver.remove(container.id);
+  const poolDir = path.join(dataDir, "pool");
+  for (const slot of await readdir(poolDir).catch(() => [])) await unmountWorkspace(path.join(poolDir, slot, "workspace"));
+  await rm(poolDir, { recursive: true, force: true });
 }
 
 /**
@@ -49,20 +70,33 @@ export class WorkerPool {
   private readonly ready: PoolSlot[] = [];
   private readonly inflight = new Set<Promise<void>>();
   private closed = false;
+  private size: number;
 
-  constructor(private readonly deps: PoolDeps) {}
+  constructor(private readonly deps: PoolDeps) {
+    this.size = deps.size;
+  }
 
-  /**
-   * Removes what a previous run left — pool containers no worker claimed (`claimed` are the
-   * container ids workers own) — and fills the pool.
-   */
-  async start(claimed: ReadonlySet<string>): Promise<void> {
-    const leftovers = await this.deps.driver.list({ [LABEL_INSTANCE]: this.deps.instance, [LABEL_POOL]: "true" });
-    for (const container of leftovers) if (!claimed.has(container.id)) await this.deps.driver.remove(container.id);
-    const poolDir = path.join(this.deps.dataDir, "pool");
-    for (const slot of await readdir(poolDir).catch(() => [])) await unmountWorkspace(path.join(poolDir, slot, "workspace"));
-    await rm(poolDir, { recursive: true, force: true });
+  /** Keeps `size` slots from now on: surplus ready slots are removed, missing ones prepared. */
+  async resize(size: number): Promise<void> {
+    this.size = size;
+    const surplus = this.ready.splice(size);
+    for (const slot of surplus) await this.discard(slot);
     this.refill();
+  }
+
+  /** How many slots the pool keeps. */
+  get capacity(): number {
+    return this.size;
+  }
+
+  /** Starts filling the pool (after clearPoolLeftovers). */
+  fill(): void {
+    this.refill();
+  }
+
+  /** The repository whose clones the slots hold (undefined: empty slots). */
+  get repo(): string | undefined {
+    return this.deps.repo;
   }
 
   /** A ready slot, or undefined when the pool is empty (the caller starts cold). */
@@ -75,6 +109,11 @@ export class WorkerPool {
   /** The OCI runtime the pool's containers run under. */
   get runtime(): string {
     return this.deps.runtime;
+  }
+
+  /** The ready slots' containers (for status and tests). */
+  readyContainers(): string[] {
+    return this.ready.map((slot) => slot.containerId);
   }
 
   /** Ready slots (for status and tests). */
@@ -98,10 +137,10 @@ export class WorkerPool {
   }
 
   private refill(): void {
-    while (!this.closed && this.ready.length + this.inflight.size < this.deps.size) {
+    while (!this.closed && this.ready.length + this.inflight.size < this.size) {
       const preparing: Promise<void> = this.createSlot()
         .then(async (slot) => {
-          if (this.closed) await this.discard(slot);
+          if (this.closed || this.ready.length >= this.size) await this.discard(slot);
           else this.ready.push(slot);
         })
         .catch((error: unknown) => this.deps.log(`warm pool: could not prepare a container: ${error instanceof Error ? error.message : String(error)}`))
@@ -122,12 +161,32 @@ export class WorkerPool {
     if (this.deps.diskImages === true) await createDiskImage(workspace, resolveResources(undefined).diskMb);
     else await mkdir(workspace, { mode: 0o700 });
     try {
-      return await this.startSlot(id, dir, workspace);
+      // The clone goes into the mounted directory while the container starts: nothing in it
+      // reads the workspace before a claim.
+      const [started, cloned] = await Promise.allSettled([this.startSlot(id, dir, workspace), this.cloneInto(id, workspace)]);
+      if (started.status === "rejected") {
+        throw started.reason;
+      }
+      if (cloned.status === "rejected") {
+        await this.discard(started.value);
+        throw cloned.reason;
+      }
+      return cloned.value === undefined ? started.value : { ...started.value, checkout: cloned.value };
     } catch (error) {
       await unmountWorkspace(workspace).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
       throw error;
     }
+  }
+
+  /** A repository pool's clone for slot `id`, checked out on a placeholder branch and handed to the owner. */
+  private async cloneInto(id: string, workspace: string): Promise<PooledCheckout | undefined> {
+    if (this.deps.repo === undefined) return undefined;
+    const source = await inspectSourceRepo(this.deps.repo, "HEAD");
+    const checkout: PooledCheckout = { repo: source.path, commit: source.baseCommit, branch: `workcell/${id}` };
+    await createStandaloneClone(checkout.repo, workspace, checkout.branch, checkout.commit);
+    if (this.deps.owner !== undefined) await chownTree(workspace, this.deps.owner.uid, this.deps.owner.gid);
+    return checkout;
   }
 
   private async startSlot(id: string, dir: string, workspace: string): Promise<PoolSlot> {

@@ -2,6 +2,7 @@ import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 import { runHostGit } from "../git/host-git.js";
+import { chownTree } from "./chown-tree.js";
 
 /**
  * Creates `workspace` as a shared clone of `repo` (objects borrowed through alternates,
@@ -35,6 +36,49 @@ export async function createStandaloneClone(repo: string, workspace: string, bra
   if (clone.exitCode !== 0) throw new AppError("internal", `Could not clone ${repo}: ${clone.stderr.trim()}`);
   const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
   if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
+}
+
+/** A workspace cloned ahead of any request (a repository pool's slot), on a placeholder branch; `repo` is a real path. */
+export interface PooledCheckout {
+  readonly repo: string;
+  readonly commit: string;
+  readonly branch: string;
+}
+
+/** What a claimed pooled workspace must become (the same repository as the slot's): what a cold clone would give. */
+export interface CheckoutTarget {
+  readonly repo: string;
+  readonly branch: string;
+  readonly baseCommit: string;
+  /** A ref in `repo` that names baseCommit (the worker's pin), fetched by name when the slot is behind. */
+  readonly baseRef: string;
+}
+
+/**
+ * Turns a pooled workspace into a worker's. When the slot was cloned at the commit asked
+ * for, its placeholder branch is renamed and only `.git` is handed back to `owner` (nothing
+ * in the work tree changed). Otherwise the commit is fetched from the source, checked out on
+ * the worker's branch and the whole tree handed back. Runs before anything untrusted has run
+ * in the container (its only process is workcell's own tools server), so the host may run
+ * git there.
+ */
+export async function adoptPooledCheckout(workspace: string, slot: PooledCheckout, target: CheckoutTarget, owner: { uid: number; gid: number } | undefined): Promise<"renamed" | "fetched"> {
+  // The tree is the sandbox user's already: without this, git refuses a repository another user owns.
+  const trusted = ["-c", `safe.directory=${workspace}`];
+  const current = slot.commit === target.baseCommit;
+  const steps: [string[], string][] = current
+    ? [[[...trusted, "branch", "-m", slot.branch, target.branch], `Could not name the pooled workspace's branch ${target.branch}`]]
+    : [
+        [[...trusted, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", target.repo, target.baseRef], `Could not fetch ${target.baseCommit} from ${target.repo}`],
+        [[...trusted, "checkout", "--quiet", "-b", target.branch, target.baseCommit], `Could not check out ${target.baseCommit} on ${target.branch}`],
+        [[...trusted, "branch", "-D", slot.branch], `Could not delete the placeholder branch ${slot.branch}`],
+      ];
+  for (const [args, message] of steps) {
+    const result = await runHostGit(workspace, args);
+    if (result.exitCode !== 0) throw new AppError("internal", `${message}: ${result.stderr.trim()}`);
+  }
+  if (owner !== undefined) await chownTree(current ? path.join(workspace, ".git") : workspace, owner.uid, owner.gid);
+  return current ? "renamed" : "fetched";
 }
 
 export { chownTree } from "./chown-tree.js";

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadConfig } from "../../../runtime/config/config.js";
+import { DEFAULT_REPO_POOL_SIZE, loadConfig } from "../../../runtime/config/config.js";
 
 describe("loadConfig", () => {
   it("uses secure defaults: loopback, port 7070, ./.workcell", () => {
@@ -26,5 +26,20 @@ describe("loadConfig", () => {
     } catch (error) {
       expect(String(error)).not.toContain("s3cr3t");
     }
+  });
+
+  it("reads WORKCELL_POOL_REPOS as PATH[=SIZE] entries, resolved, with a default size", () => {
+    const config = loadConfig({ WORKCELL_POOL_REPOS: " /srv/app=4, relative/lib ,," });
+    expect(config.poolRepos).toEqual([
+      { repo: "/srv/app", size: 4 },
+      { repo: path.resolve("relative/lib"), size: DEFAULT_REPO_POOL_SIZE },
+    ]);
+    expect(loadConfig({}).poolRepos).toEqual([]);
+  });
+
+  it("refuses a WORKCELL_POOL_REPOS entry with a bad size or listed twice, naming the entry", () => {
+    expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app=0" })).toThrow(/WORKCELL_POOL_REPOS: "\/srv\/app=0" is not PATH or PATH=SIZE with SIZE from 1 to 64/);
+    expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app=65" })).toThrow(/SIZE from 1 to 64/);
+    expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app,/srv/app/=3" })).toThrow(/\/srv\/app is listed twice/);
   });
 });
