@@ -12,6 +12,9 @@ import { createDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
 import { chownTree, createStandaloneClone, type PooledCheckout } from "../workspace/shared-clone.js";
 import { inspectSourceRepo } from "../git/source-repo.js";
 
+/** How long after a claim the pool starts preparing replacements. */
+export const REFILL_DELAY_MS = 1_000;
+
 /** Marks warm-pool containers (in addition to the instance label). */
 export const LABEL_POOL = "dev.workcell.pool";
 
@@ -71,6 +74,7 @@ export class WorkerPool {
   private readonly inflight = new Set<Promise<void>>();
   private closed = false;
   private size: number;
+  private refillTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PoolDeps) {
     this.size = deps.size;
@@ -102,7 +106,7 @@ export class WorkerPool {
   /** A ready slot, or undefined when the pool is empty (the caller starts cold). */
   claim(): PoolSlot | undefined {
     const slot = this.ready.shift();
-    this.refill();
+    this.refillSoon();
     return slot;
   }
 
@@ -130,10 +134,25 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.refillTimer);
     // Containers still being prepared are discarded as they finish; wait for them.
     await Promise.all([...this.inflight]);
     const slots = this.ready.splice(0);
     for (const slot of slots) await this.discard(slot);
+  }
+
+  /**
+   * Refills REFILL_DELAY_MS after a claim: preparing a replacement (an image, a clone, a
+   * container) takes both cores for a while, and the claimed worker's first calls come first.
+   * Claims in a burst share one timer.
+   */
+  private refillSoon(): void {
+    if (this.refillTimer !== undefined || this.closed) return;
+    this.refillTimer = setTimeout(() => {
+      this.refillTimer = undefined;
+      this.refill();
+    }, REFILL_DELAY_MS);
+    this.refillTimer.unref();
   }
 
   private refill(): void {
