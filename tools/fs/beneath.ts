@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { lstat, mkdir, open, readlink, rename, rm, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
 import path from "node:path";
 import { isErrno, PathRefusedError, type ResolvedPath } from "./resolve-inside.js";
 
@@ -11,8 +10,42 @@ export function beneathRoot(resolved: ResolvedPath): string {
 
 const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
+/**
+ * A descriptor opened beneath a root. The walk is made with synchronous calls: each is one
+ * metadata operation, and under gVisor an asynchronous one (a thread-pool round trip) costs
+ * several times as much, which a file tool pays once per path component.
+ */
+export class Descriptor {
+  private open = true;
+
+  constructor(readonly fd: number) {}
+
+  stat(): Stats {
+    return fstatSync(this.fd);
+  }
+
+  readText(): string {
+    return readFileSync(this.fd, "utf8");
+  }
+
+  /** Closes the descriptor (again: nothing happens). */
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  closeNow(): void {
+    if (!this.open) return;
+    this.open = false;
+    closeSync(this.fd);
+  }
+}
+
+function openDescriptor(target: string, flags: number, mode?: number): Descriptor {
+  return new Descriptor(openSync(target, flags, mode));
+}
+
 /** The path of `name` inside an open directory, resolved by the kernel through the open descriptor. */
-export function inside(directory: FileHandle, name: string): string {
+export function inside(directory: { readonly fd: number }, name: string): string {
   return `/proc/self/fd/${directory.fd}/${name}`;
 }
 
@@ -20,9 +53,13 @@ function raced(relative: string): PathRefusedError {
   return new PathRefusedError(relative, "a part of the path was replaced by a symbolic link while it was being used; nothing was read or written — try again");
 }
 
-/** Where an open descriptor really is, by the kernel's account. */
-function locationOf(handle: FileHandle): Promise<string> {
-  return readlink(`/proc/self/fd/${handle.fd}`);
+/** Where an open descriptor really is, by the kernel's account ("" when it cannot be told). */
+function locationOf(handle: Descriptor): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return "";
+  }
 }
 
 function isBeneath(location: string, rootReal: string): boolean {
@@ -35,10 +72,9 @@ function isBeneath(location: string, rootReal: string): boolean {
  * path again and follow a symlink swapped in after the check; the descriptor's real
  * location tells.
  */
-async function assertBeneath(handle: FileHandle, rootReal: string, relative: string): Promise<void> {
-  const location = await locationOf(handle).catch(() => "");
-  if (isBeneath(location, rootReal)) return;
-  await handle.close().catch(() => undefined);
+function assertBeneath(handle: Descriptor, rootReal: string, relative: string): void {
+  if (isBeneath(locationOf(handle), rootReal)) return;
+  handle.closeNow();
   throw raced(relative);
 }
 
@@ -48,61 +84,70 @@ async function assertBeneath(handle: FileHandle, rootReal: string, relative: str
  * so a directory swapped for a symlink after the path was checked is refused instead of
  * followed. With `create`, missing directories are made on the way.
  */
-export async function openDirectoryBeneath(root: string, relative: string, options: { create?: boolean } = {}): Promise<FileHandle> {
-  return (await openBeneath(root, relative, options)).directory;
+export async function openDirectoryBeneath(root: string, relative: string, options: { create?: boolean } = {}): Promise<Descriptor> {
+  return openBeneath(root, relative, options).directory;
 }
 
 /** openDirectoryBeneath, also answering the root's real location for later checks. */
-async function openBeneath(root: string, relative: string, options: { create?: boolean }): Promise<{ directory: FileHandle; rootReal: string }> {
+function openBeneath(root: string, relative: string, options: { create?: boolean }): { directory: Descriptor; rootReal: string } {
   // The root itself is trusted (a real path checked by the resolver, or an open descriptor's /proc path).
-  let current = await open(root, constants.O_RDONLY | constants.O_DIRECTORY);
-  const rootReal = await locationOf(current).catch(async (error: unknown) => {
-    await current.close();
-    throw error;
-  });
+  let current = openDescriptor(root, constants.O_RDONLY | constants.O_DIRECTORY);
+  const rootReal = locationOf(current);
   try {
+    if (rootReal === "") throw new Error(`Cannot tell where ${root} is: /proc/self/fd is not readable`);
     for (const part of relative.split("/").filter((p) => p !== "" && p !== ".")) {
       if (part === "..") throw raced(relative);
-      let next: FileHandle;
+      let next: Descriptor;
       try {
-        next = await open(inside(current, part), DIRECTORY_FLAGS);
+        next = openDescriptor(inside(current, part), DIRECTORY_FLAGS);
       } catch (error) {
         if (isErrno(error, "ENOENT") && options.create) {
-          await mkdir(inside(current, part)).catch((mkdirError: unknown) => {
+          try {
+            mkdirSync(inside(current, part));
+          } catch (mkdirError) {
             if (!isErrno(mkdirError, "EEXIST")) throw mkdirError;
-          });
-          next = await open(inside(current, part), DIRECTORY_FLAGS).catch((retry: unknown) => {
+          }
+          try {
+            next = openDescriptor(inside(current, part), DIRECTORY_FLAGS);
+          } catch (retry) {
             throw isErrno(retry, "ELOOP") || isErrno(retry, "ENOTDIR") ? raced(relative) : retry;
-          });
-        } else if (isErrno(error, "ELOOP") || (isErrno(error, "ENOTDIR") && (await isSymlink(inside(current, part))))) throw raced(relative);
+          }
+        } else if (isErrno(error, "ELOOP") || (isErrno(error, "ENOTDIR") && isSymlink(inside(current, part)))) throw raced(relative);
         else throw error;
       }
-      await assertBeneath(next, rootReal, relative);
-      await current.close();
+      assertBeneath(next, rootReal, relative);
+      current.closeNow();
       current = next;
     }
     return { directory: current, rootReal };
   } catch (error) {
-    await current.close().catch(() => undefined);
+    current.closeNow();
     throw error;
   }
 }
 
-async function isSymlink(target: string): Promise<boolean> {
-  return lstat(target).then((stats) => stats.isSymbolicLink(), () => false);
+function isSymlink(target: string): boolean {
+  try {
+    return lstatSync(target).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Opens the file `relative` beneath `root` without following a symlink anywhere on the way. */
-export async function openFileBeneath(root: string, relative: string, flags: number, mode?: number): Promise<FileHandle> {
-  const { directory, rootReal } = await openBeneath(root, path.posix.dirname(relative), {});
+export async function openFileBeneath(root: string, relative: string, flags: number, mode?: number): Promise<Descriptor> {
+  const { directory, rootReal } = openBeneath(root, path.posix.dirname(relative), {});
   try {
-    const file = await open(inside(directory, path.posix.basename(relative)), flags | constants.O_NOFOLLOW, mode).catch((error: unknown) => {
+    let file: Descriptor;
+    try {
+      file = openDescriptor(inside(directory, path.posix.basename(relative)), flags | constants.O_NOFOLLOW, mode);
+    } catch (error) {
       throw isErrno(error, "ELOOP") ? raced(relative) : error;
-    });
-    await assertBeneath(file, rootReal, relative);
+    }
+    assertBeneath(file, rootReal, relative);
     return file;
   } finally {
-    await directory.close();
+    directory.closeNow();
   }
 }
 
@@ -112,37 +157,44 @@ export async function openFileBeneath(root: string, relative: string, flags: num
  * checked path was. Parents are created; an existing file keeps its mode.
  */
 export async function writeFileBeneath(root: string, relative: string, content: string | Buffer): Promise<void> {
-  const { directory, rootReal } = await openBeneath(root, path.posix.dirname(relative), { create: true });
+  const { directory, rootReal } = openBeneath(root, path.posix.dirname(relative), { create: true });
   const name = path.posix.basename(relative);
   const temporary = `.${name}.${randomBytes(6).toString("hex")}.tmp`;
   try {
     let mode = 0o644;
     try {
-      const existing = await open(inside(directory, name), constants.O_RDONLY | constants.O_NOFOLLOW);
-      mode = (await existing.stat()).mode & 0o7777;
-      await existing.close();
+      const existing = openDescriptor(inside(directory, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        mode = existing.stat().mode & 0o7777;
+      } finally {
+        existing.closeNow();
+      }
     } catch (error) {
       if (isErrno(error, "ELOOP")) throw raced(relative);
       if (!isErrno(error, "ENOENT")) throw error;
     }
-    const handle = await open(inside(directory, temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    const location = await locationOf(handle).catch(() => "");
+    const handle = openDescriptor(inside(directory, temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    const location = locationOf(handle);
     if (!isBeneath(location, rootReal)) {
       // Made elsewhere through a swapped path (see assertBeneath): remove the empty file, refuse.
-      await handle.close();
-      if (location.startsWith("/")) await rm(location, { force: true }).catch(() => undefined);
+      handle.closeNow();
+      if (location.startsWith("/")) rmSync(location, { force: true });
       throw raced(relative);
     }
     try {
-      await handle.writeFile(content);
+      writeFileSync(handle.fd, content);
     } finally {
-      await handle.close();
+      handle.closeNow();
     }
-    await rename(inside(directory, temporary), inside(directory, name));
+    renameSync(inside(directory, temporary), inside(directory, name));
   } catch (error) {
-    await rm(inside(directory, temporary), { force: true }).catch(() => undefined);
+    try {
+      rmSync(inside(directory, temporary), { force: true });
+    } catch {
+      // Nothing to remove, or the directory went away: the error below says what failed.
+    }
     throw error;
   } finally {
-    await directory.close();
+    directory.closeNow();
   }
 }

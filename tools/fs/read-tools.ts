@@ -1,10 +1,10 @@
 import { constants } from "node:fs";
-import { lstat, readdir, type FileHandle } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
 import { describeToolError, textResult, ToolInputError } from "../tool-result.js";
-import { beneathRoot, inside, openDirectoryBeneath, openFileBeneath } from "./beneath.js";
+import { beneathRoot, inside, openDirectoryBeneath, openFileBeneath, type Descriptor } from "./beneath.js";
 import { globToRegExp, matchesAny } from "./glob-match.js";
 import type { ResolvedPath } from "./resolve-inside.js";
 import type { AccessControl } from "../permissions/access-control.js";
@@ -20,14 +20,14 @@ export const pathField = z.string().describe("Path relative to /workspace (an ab
 export async function readResolvedText(resolved: ResolvedPath): Promise<string> {
   const handle = await openFileBeneath(resolved.root, beneathRoot(resolved), constants.O_RDONLY);
   try {
-    const stats = await handle.stat();
+    const stats = handle.stat();
     if (stats.isDirectory()) throw new ToolInputError(`Expected a file but "${resolved.relative || "."}" is a directory. Use list_directory.`);
     if (stats.size > MAX_READ_BYTES) {
       throw new ToolInputError(`The file is ${stats.size} bytes; read_file reads at most ${MAX_READ_BYTES}. Use head/tail, offset/limit or grep.`);
     }
-    return await handle.readFile("utf8");
+    return handle.readText();
   } finally {
-    await handle.close();
+    handle.closeNow();
   }
 }
 
@@ -136,7 +136,7 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       const resolved = await access.resolve(target ?? ".", "read");
       const excludes = [".git", ...(excludePatterns ?? [])].map(globToRegExp);
       let count = 0;
-      const walk = async (dir: FileHandle, relative: string, depth: number): Promise<TreeEntry[]> => {
+      const walk = async (dir: Descriptor, relative: string, depth: number): Promise<TreeEntry[]> => {
         const entries = (await readdir(`/proc/self/fd/${dir.fd}`, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
         const out: TreeEntry[] = [];
         for (const entry of entries) {

@@ -26,9 +26,9 @@ async function featureFiles(root: string): Promise<string[]> {
 async function readBeneath(root: string, relative: string): Promise<string> {
   const handle = await openFileBeneath(root, relative, constants.O_RDONLY);
   try {
-    return await handle.readFile("utf8");
+    return handle.readText();
   } finally {
-    await handle.close();
+    handle.closeNow();
   }
 }
 
