@@ -1,3 +1,4 @@
+import { warmUp } from "./warm-up.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { diffSinceBase } from "./commands/diff-command.js";
 import { forwardToProxy } from "./commands/forward-command.js";
@@ -35,6 +36,7 @@ async function serveMcp(): Promise<void> {
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("close", () => process.exit(0));
   await server.connect(transport);
+  void warmUp(root).catch(() => undefined);
 }
 
 /** The answer of a control-plane mode that takes its input whole and answers one JSON value. */

@@ -1,0 +1,19 @@
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { warmUp } from "../../../tools/warm-up.js";
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("the tools server's warm-up", () => {
+  it("goes through the protocol and a read without writing to the workspace or to stdout", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "workcell-warm-up-"));
+    await writeFile(path.join(root, "kept.txt"), "unchanged\n");
+    const stdout = vi.spyOn(process.stdout, "write");
+    await warmUp(root);
+    expect(stdout).not.toHaveBeenCalled();
+    expect(await readdir(root)).toEqual(["kept.txt"]);
+    expect(await readFile(path.join(root, "kept.txt"), "utf8")).toBe("unchanged\n");
+  });
+});
