@@ -57,6 +57,7 @@ export class WorkerPools {
 
   /** A ready slot for a worker of `repo`: one holding its clone when one waits, else an empty one, else none. */
   async claim(repo: string): Promise<PoolSlot | undefined> {
+    if (this.pools.length === 0) return undefined;
     const real = await realpath(repo).catch(() => repo);
     return this.forRepo(real)?.claim() ?? this.empty?.claim();
   }
