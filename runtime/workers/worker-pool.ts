@@ -110,11 +110,6 @@ export class WorkerPool {
     return slot;
   }
 
-  /** The OCI runtime the pool's containers run under. */
-  get runtime(): string {
-    return this.deps.runtime;
-  }
-
   /** The ready slots' containers (for status and tests). */
   readyContainers(): string[] {
     return this.ready.map((slot) => slot.containerId);
@@ -187,7 +182,9 @@ export class WorkerPool {
         throw started.reason;
       }
       if (cloned.status === "rejected") {
-        await this.discard(started.value);
+        // The directory is removed below, with the image; only the container is this branch's to end.
+        this.deps.standby?.drop(started.value.containerId);
+        await this.deps.driver.remove(started.value.containerId).catch(() => undefined);
         throw cloned.reason;
       }
       return cloned.value === undefined ? started.value : { ...started.value, checkout: cloned.value };
