@@ -20,19 +20,20 @@ export async function inspectSourceRepo(repo: string, baseRef: string): Promise<
   if (stats === undefined || !stats.isDirectory()) {
     throw new AppError("invalid_input", `repo: expected an existing directory, but "${repo}" does not exist or is not a directory.`, { details: { field: "repo" } });
   }
-  const commonDir = await runHostGit(repo, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
-  if (commonDir.exitCode !== 0) {
-    throw new AppError("invalid_input", `repo: expected a git repository, but "${repo}" is not one. Run 'git init' there and commit, or pass the path of a repository.`, { details: { field: "repo" } });
-  }
   if (baseRef.startsWith("-")) {
     throw new AppError("invalid_input", `baseRef: expected a branch, tag or commit, received "${baseRef}".`, { details: { field: "baseRef" } });
   }
-  const base = await runHostGit(repo, ["rev-parse", "--verify", "--end-of-options", `${baseRef}^{commit}`]);
-  if (base.exitCode !== 0) {
+  // One git process answers both questions: the common directory is printed first, and only
+  // a repository gets that far, so an empty answer means "not a repository".
+  const answer = await runHostGit(repo, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--verify", "--end-of-options", `${baseRef}^{commit}`]);
+  const [commonDir = "", baseCommit = ""] = answer.stdout.split("\n").map((line) => line.trim());
+  if (commonDir === "") {
+    throw new AppError("invalid_input", `repo: expected a git repository, but "${repo}" is not one. Run 'git init' there and commit, or pass the path of a repository.`, { details: { field: "repo" } });
+  }
+  if (answer.exitCode !== 0 || baseCommit === "") {
     throw new AppError("invalid_input", `baseRef: "${baseRef}" does not name a commit in ${repo}. Use a branch, tag or commit that exists there (a new repository needs a first commit).`, { details: { field: "baseRef" } });
   }
-  const objectDir = path.join(commonDir.stdout.trim(), "objects");
-  return { path: repo, objectDirs: await collectObjectDirs(objectDir), baseCommit: base.stdout.trim() };
+  return { path: repo, objectDirs: await collectObjectDirs(path.join(commonDir, "objects")), baseCommit };
 }
 
 /** The object directory and, transitively, every alternate it lists. */
