@@ -557,13 +557,19 @@ export class WorkerManager {
       await mkdir(path.dirname(workerDir), { recursive: true, mode: 0o700 });
       // The container's mounts follow the directory, not its name.
       await rename(slot.dir, workerDir);
-      await pinBase(worker.repo, worker.id, worker.baseCommit);
       const owner = this.deps.chownWorkspaces ? this.deps.sandboxUser : undefined;
       if (slot.checkout !== undefined) {
-        // Cloned ahead of time: only the branch (and, if the repository moved on, the commit) changes.
+        // Cloned ahead of time: only the branch (and, if the repository moved on, the commit)
+        // changes. A slot at the wanted commit fetches nothing, so the pin is written meanwhile;
+        // otherwise the commit is fetched by the pin.
         const target = { repo: worker.repo, branch: worker.branch, baseCommit: worker.baseCommit, baseRef: baseRefName(worker.id) };
-        await adoptPooledCheckout(worker.workspace, slot.checkout, target, owner);
+        const pinning = slot.checkout.commit === worker.baseCommit ? pinBase(worker.repo, worker.id, worker.baseCommit) : undefined;
+        if (pinning === undefined) await pinBase(worker.repo, worker.id, worker.baseCommit);
+        const [pinned, adopted] = await Promise.allSettled([pinning, adoptPooledCheckout(worker.workspace, slot.checkout, target, owner)]);
+        if (pinned.status === "rejected") throw pinned.reason;
+        if (adopted.status === "rejected") throw adopted.reason;
       } else {
+        await pinBase(worker.repo, worker.id, worker.baseCommit);
         await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
         // The slot was the control plane's until now (see WorkerPool); hand it to the sandbox user.
         if (owner !== undefined) await chownTree(worker.workspace, owner.uid, owner.gid);
