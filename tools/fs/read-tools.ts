@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import { lstat, readdir } from "node:fs/promises";
+import { constants, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
@@ -12,6 +11,18 @@ import type { AccessControl } from "../permissions/access-control.js";
 /** Largest file read_file reads whole. */
 export const MAX_READ_BYTES = 10 * 1024 * 1024;
 const MAX_TREE_ENTRIES = 5_000;
+/**
+ * Directory walks make synchronous calls (under gVisor each asynchronous one costs about
+ * four times as much) and give the event loop a turn after this many entries, so a large
+ * directory does not hold up the session's other calls or their cancellation.
+ */
+const ENTRIES_PER_TURN = 256;
+
+/** Counts entries and, every ENTRIES_PER_TURN of them, lets the event loop run. */
+function turnTaker(): () => Promise<void> | undefined {
+  let entries = 0;
+  return () => ((entries += 1) % ENTRIES_PER_TURN === 0 ? new Promise((resolve) => setImmediate(resolve)) : undefined);
+}
 
 /** The path field every file tool shares. */
 export const pathField = z.string().describe("Path relative to /workspace (an absolute path inside /workspace is accepted too)");
@@ -101,14 +112,17 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       const directory = await openDirectoryBeneath(resolved.root, beneathRoot(resolved));
       let rows: { name: string; kind: string; size: number }[];
       try {
-        const entries = await readdir(`/proc/self/fd/${directory.fd}`, { withFileTypes: true });
-        rows = await Promise.all(
-          entries.map(async (entry) => ({
+        const entries = readdirSync(`/proc/self/fd/${directory.fd}`, { withFileTypes: true });
+        const turn = turnTaker();
+        rows = [];
+        for (const entry of entries) {
+          await turn();
+          rows.push({
             name: entry.name,
             kind: entry.isDirectory() ? "[DIR]" : entry.isSymbolicLink() ? "[LINK]" : "[FILE]",
-            size: entry.isFile() ? (await lstat(inside(directory, entry.name))).size : 0,
-          })),
-        );
+            size: entry.isFile() ? lstatSync(inside(directory, entry.name)).size : 0,
+          });
+        }
       } finally {
         await directory.close();
       }
@@ -136,10 +150,12 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       const resolved = await access.resolve(target ?? ".", "read");
       const excludes = [".git", ...(excludePatterns ?? [])].map(globToRegExp);
       let count = 0;
+      const turn = turnTaker();
       const walk = async (dir: Descriptor, relative: string, depth: number): Promise<TreeEntry[]> => {
-        const entries = (await readdir(`/proc/self/fd/${dir.fd}`, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+        const entries = readdirSync(`/proc/self/fd/${dir.fd}`, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
         const out: TreeEntry[] = [];
         for (const entry of entries) {
+          await turn();
           const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
           if (matchesAny(rel, excludes)) continue;
           if (++count > MAX_TREE_ENTRIES) throw new ToolInputError(`More than ${MAX_TREE_ENTRIES} entries; narrow the path, add excludePatterns or lower maxDepth.`);
@@ -169,14 +185,20 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
 
   registry.register({
     name: "get_file_info",
-    description: "Size, type, permissions and times of a file or directory (symlinks are described, not followed).",
+    description: "Size, type, permissions and times of a file or directory. A symlink is followed to what it names inside the workspace (list_directory shows links as [LINK]); one leading out is refused.",
     inputSchema: { path: pathField },
     annotations: { readOnlyHint: true },
     handler: async ({ path: target }) => {
       const resolved = await access.resolve(target, "read");
       const relative = beneathRoot(resolved);
       const parent = await openDirectoryBeneath(resolved.root, path.posix.dirname(relative));
-      const stats = await lstat(relative === "" ? `/proc/self/fd/${parent.fd}` : inside(parent, path.posix.basename(relative))).finally(() => parent.close());
+      let stats;
+      try {
+        // The workspace root is the open directory itself (lstat of its /proc link would describe the link).
+        stats = relative === "" ? parent.stat() : lstatSync(inside(parent, path.posix.basename(relative)));
+      } finally {
+        parent.closeNow();
+      }
       const info = {
         path: resolved.relative || ".",
         type: stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : "other",
