@@ -1,3 +1,4 @@
+import { startupSnapshot } from "node:v8";
 import { warmUp } from "./warm-up.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { diffSinceBase } from "./commands/diff-command.js";
@@ -15,8 +16,11 @@ import { interactiveShellRc, serveShellChecks } from "./shell/interactive-shell.
 // else may write to it.
 // Matches the bridge: a 32 MB HTTP body can never be cut here.
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-const root = process.env.WORKCELL_WORKSPACE ?? WORKSPACE_ROOT;
-const [mode = "mcp", ...rest] = process.argv.slice(2);
+
+/** The workspace, read when the program runs: a startup snapshot is built with another environment. */
+function workspaceRoot(): string {
+  return process.env.WORKCELL_WORKSPACE ?? WORKSPACE_ROOT;
+}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -29,18 +33,28 @@ function answer(value: unknown): void {
 }
 
 async function serveMcp(): Promise<void> {
+  const root = workspaceRoot();
   process.stderr.write(`workcell-tools pid=${process.pid}\n`);
   const { server } = createToolServer({ root, gate: parseGate(process.env.WORKCELL_GATE) });
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The bridge ends a session by closing stdin: exit then, whatever is in flight.
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("close", () => process.exit(0));
+  // The warm-up is for a server waiting for its session (a standby): once the session's
+  // first message has come, it would only delay the answers, so it stops or never starts.
+  let sessionStarted = false;
+  process.stdin.once("data", () => {
+    sessionStarted = true;
+  });
   await server.connect(transport);
-  void warmUp(root).catch(() => undefined);
+  setImmediate(() => {
+    if (!sessionStarted) void warmUp(root, () => sessionStarted).catch(() => undefined);
+  });
 }
 
 /** The answer of a control-plane mode that takes its input whole and answers one JSON value. */
 async function controlMode(name: string, args: readonly string[], input: string): Promise<unknown> {
+  const root = workspaceRoot();
   switch (name) {
     case "run":
       return runCommand(root, input);
@@ -60,7 +74,8 @@ async function controlMode(name: string, args: readonly string[], input: string)
   }
 }
 
-async function main(): Promise<void> {
+async function main(mode: string, rest: readonly string[]): Promise<void> {
+  const root = workspaceRoot();
   // Before anything touches the workspace: read and write as the sandbox user from here on.
   assumeSandboxUser(process.env);
   try {
@@ -100,7 +115,17 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`workcell-tools: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exitCode = 1;
-});
+/** Runs the mode `argv` names (its first element; the MCP server when there is none). */
+function run(argv: readonly string[]): void {
+  const [mode = "mcp", ...rest] = argv;
+  main(mode, rest).catch((error: unknown) => {
+    process.stderr.write(`workcell-tools: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}
+
+// The sandbox image keeps a startup snapshot of this program (see Dockerfile.sandbox): every
+// module is loaded and evaluated once, at build time, and a process started from it begins
+// here with no script in its argv. Run as a plain script, it starts at once.
+if (startupSnapshot.isBuildingSnapshot()) startupSnapshot.setDeserializeMainFunction(() => run(process.argv.slice(1)));
+else run(process.argv.slice(2));

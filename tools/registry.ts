@@ -49,7 +49,7 @@ export class ToolRegistry {
     const guardedHandler = guarded(definition.handler);
     const schema = strictArguments(definition.name, definition.inputSchema);
     // Every call runs with itself as the current call, so checks deep inside can ask a reviewer for it.
-    const run = (args: never, context: ToolCallContext) => currentCall.run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, guardedHandler));
+    const run = (args: never, context: ToolCallContext) => currentCall().run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, guardedHandler));
     const handler = async (args: never, context: ToolCallContext) => this.decorate(await run(args, context));
     this.tools.set(definition.name, { schema: schema as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
     this.server.registerTool(

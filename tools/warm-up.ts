@@ -9,21 +9,31 @@ const ABSENT = ".workcell-warm-up-absent";
  * Takes a throwaway server through `initialize`, `tools/list` and two calls over an
  * in-process pipe, so V8 has compiled the protocol, schema and file-system paths before the
  * session's first message: under gVisor that first pass costs tens of milliseconds. It runs
- * beside the real server (messages that arrive meanwhile are served between its steps), and
- * nothing it does leaves the process: its audit entries and results go to its own client.
+ * beside the real server and stops between steps once `stop()` says the real session has
+ * begun. Nothing it does leaves the process: its audit entries and results go to its own
+ * client. Resolves with the steps it took.
  */
-export async function warmUp(root: string): Promise<void> {
+export async function warmUp(root: string, stop: () => boolean = () => false): Promise<number> {
   const { server } = createToolServer({ root });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "workcell-warm-up", version: "1" });
+  const steps: (() => Promise<unknown>)[] = [
+    () => client.connect(clientSide),
+    () => client.listTools(),
+    () => client.callTool({ name: "read_file", arguments: { path: ABSENT } }),
+    () => client.callTool({ name: "ping", arguments: {} }),
+  ];
+  let taken = 0;
   try {
     await server.connect(serverSide);
-    await client.connect(clientSide);
-    await client.listTools();
-    await client.callTool({ name: "read_file", arguments: { path: ABSENT } });
-    await client.callTool({ name: "ping", arguments: {} });
+    for (const step of steps) {
+      if (stop()) break;
+      await step();
+      taken += 1;
+    }
   } finally {
     await client.close();
     await server.close();
   }
+  return taken;
 }

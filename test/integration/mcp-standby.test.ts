@@ -24,7 +24,7 @@ afterAll(async () => {
 async function mcpServers(worker: ApiWorker, count: number): Promise<string[]> {
   let pids: string[] = [];
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const answer = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "pgrep -f 'workcell-tools[.]mjs mcp' || true" });
+    const answer = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "pgrep -f 'workcell-tools[.]blob mcp' || true" });
     pids = answer.body.stdout.split("\n").filter(Boolean);
     if (pids.length >= count) break;
     await new Promise((resolve) => setTimeout(resolve, 100));

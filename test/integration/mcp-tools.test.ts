@@ -26,7 +26,7 @@ afterAll(async () => {
 
 const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args });
 const shell = async (command: string) => (await call("shell", { command })).structuredContent as { exitCode: number; stdout: string; stderr: string; timedOut: boolean };
-const mcpProcesses = async () => Number((await shell("ps -eo args | grep -cE '^node /opt/workcell/workcell-tools.mjs mcp' || true")).stdout.trim());
+const mcpProcesses = async () => Number((await shell("ps -eo args | grep -cE '^node --snapshot-blob /opt/workcell/workcell-tools.blob mcp' || true")).stdout.trim());
 
 describe("the worker's MCP endpoint, through the official SDK client", () => {
   it("lists the core tools with descriptions and input schemas", async () => {

@@ -28,7 +28,7 @@ export function createAdmitter(server: McpServer): Admit {
   });
   return async (tool) => {
     if (!server.isConnected()) return () => undefined;
-    const call = currentCall.getStore();
+    const call = currentCall().getStore();
     const key = randomBytes(6).toString("hex");
     const token = call?.context._meta?.progressToken;
     if (token !== undefined) {

@@ -30,8 +30,16 @@ export interface ApprovalRequest {
 /** Asks the control plane for a decision on behalf of the current tool call. */
 export type RequestApproval = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
 
-/** The tool call being served, so code deep inside a tool (permission checks) can ask on its behalf. */
-export const currentCall = new AsyncLocalStorage<{ tool: string; context: ToolCallContext }>();
+let calls: AsyncLocalStorage<{ tool: string; context: ToolCallContext }> | undefined;
+
+/**
+ * The tool call being served, so code deep inside a tool (permission checks) can ask on its
+ * behalf. Made on first use: the image's startup snapshot of this program cannot hold one.
+ */
+export function currentCall(): AsyncLocalStorage<{ tool: string; context: ToolCallContext }> {
+  calls ??= new AsyncLocalStorage();
+  return calls;
+}
 
 const KEEPALIVE_MS = 10_000;
 const WAIT_LIMIT_MS = 24 * 60 * 60_000;
@@ -43,7 +51,7 @@ const WAIT_LIMIT_MS = 24 * 60 * 60_000;
  */
 export function createApprover(server: McpServer): RequestApproval {
   return async (request) => {
-    const call = currentCall.getStore();
+    const call = currentCall().getStore();
     const token = call?.context._meta?.progressToken;
     const started = Date.now();
     const keepalive =

@@ -106,7 +106,7 @@ export class AccessControl {
       return;
     }
     if (policy.prompt && !explicitlyDenied && this.approve !== undefined) {
-      const call = currentCall.getStore();
+      const call = currentCall().getStore();
       const answer = await this.approve({
         kind: "permission",
         tool: call?.tool ?? "",

@@ -174,10 +174,10 @@ describe("escape probes inside a worker", () => {
     const { readdir, readlink } = await import("node:fs/promises");
     const gvisor = /runsc/.test((worker as { runtime?: string }).runtime ?? "");
     const listing = gvisor
-      ? (await sh("pid=$(pgrep -f 'workcell-tools.mjs mcp' | head -1); for f in /proc/$pid/fd/*; do readlink \"$f\"; done")).stdout
+      ? (await sh("pid=$(pgrep -f 'workcell-tools[.]blob mcp' | head -1); for f in /proc/$pid/fd/*; do readlink \"$f\"; done")).stdout
       : await (async () => {
           const top = (await docker.getContainer(worker.containerId).top({ ps_args: "-eo pid,args" })) as { Processes: string[][] };
-          const pid = top.Processes.find((row) => (row[1] ?? "").includes("workcell-tools.mjs mcp"))?.[0];
+          const pid = top.Processes.find((row) => (row[1] ?? "").includes("workcell-tools.blob mcp"))?.[0];
           if (pid === undefined) return "";
           const fds = await readdir(`/proc/${pid}/fd`);
           return (await Promise.all(fds.map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => "")))).join("\n");

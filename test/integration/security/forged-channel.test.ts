@@ -53,7 +53,7 @@ describe("the channel between workcell's in-container programs and the control p
   it("cannot be written by the sandbox user's processes: the MCP server's stdout refuses a forged message", async () => {
     const attack = await sh(
       [
-        "pid=$(pgrep -f 'workcell-tools[.]mjs mcp' | head -1)",
+        "pid=$(pgrep -f 'workcell-tools[.]blob mcp' | head -1)",
         'test -n "$pid" || { echo no-server; exit 3; }',
         `printf '%s\\n' '${forgedLog}' > /proc/$pid/fd/1 && echo wrote-log`,
         `printf '%s\\n' '${forgedElicitation}' > /proc/$pid/fd/1 && echo wrote-elicitation`,
@@ -73,7 +73,7 @@ describe("the channel between workcell's in-container programs and the control p
     const forgedResult = JSON.stringify({ exitCode: 0, signal: null, stdout: "FORGED result", stderr: "", timedOut: false, truncated: false, durationMs: 1, audit: [] });
     // The runner is the worker's control channel (workcell-tools serve), answering by request
     // id: forge an answer for each of the first ids, then try to kill it.
-    const runners = "$(pgrep -f 'workcell-tools[.]mjs (run|serve)')";
+    const runners = "$(pgrep -f 'workcell-tools[.]blob (run|serve)')";
     const command = [
       `echo "runners=$(echo ${runners} | wc -w)"`,
       `for t in ${runners}; do for id in $(seq 0 30); do printf '{"id":%s,"answer":%s}\\n' "$id" '${forgedResult}'; done > /proc/$t/fd/1; kill -9 $t; done`,
@@ -92,7 +92,7 @@ describe("the channel between workcell's in-container programs and the control p
   it("keeps the server out of reach of ptrace, /proc/<pid>/mem and signals as well", async () => {
     const probe = await sh(
       [
-        "pid=$(pgrep -f 'workcell-tools[.]mjs mcp' | head -1)",
+        "pid=$(pgrep -f 'workcell-tools[.]blob mcp' | head -1)",
         "head -c 1 /proc/$pid/mem > /dev/null 2>&1 && echo read-mem",
         "kill -0 $pid 2>/dev/null && echo may-signal",
         `python3 -c "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); print('attached' if libc.ptrace(16, int(sys.argv[1]), 0, 0) == 0 else 'refused')" $pid`,
@@ -102,12 +102,12 @@ describe("the channel between workcell's in-container programs and the control p
     // gVisor's /proc lets a process of any user list another's descriptor numbers and read
     // its environment (SECURITY.md); it still refuses to open them (the first test). The
     // server's environment holds nothing the sandbox does not already see.
-    const listing = await sh("pid=$(pgrep -f 'workcell-tools[.]mjs mcp' | head -1); ls /proc/$pid/fd > /dev/null 2>&1 && echo listed-fds; cat /proc/$pid/environ > /dev/null 2>&1 && echo read-environ; true");
+    const listing = await sh("pid=$(pgrep -f 'workcell-tools[.]blob mcp' | head -1); ls /proc/$pid/fd > /dev/null 2>&1 && echo listed-fds; cat /proc/$pid/environ > /dev/null 2>&1 && echo read-environ; true");
     expect(listing.stdout).toBe(gvisor() ? "listed-fds\nread-environ\n" : "");
   });
 
   it("runs the server with a real and saved uid of 0 but the sandbox user's effective ids and no capability", async () => {
-    const server = await sh("cat /proc/$(pgrep -f 'workcell-tools[.]mjs mcp' | head -1)/status");
+    const server = await sh("cat /proc/$(pgrep -f 'workcell-tools[.]blob mcp' | head -1)/status");
     expect(identity(server.stdout)).toEqual({ Uid: "0 1000 0 1000", Gid: "0 1000 0 1000", CapPrm: "00000000000001c0", CapEff: "0000000000000000" });
   });
 

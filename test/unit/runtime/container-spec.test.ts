@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildContainerSpec, CONTAINER_CAPABILITIES, LABEL_INSTANCE, LABEL_SPEC, LABEL_WORKER, sandboxUser, type SpecOptions } from "../../../runtime/docker/container-spec.js";
-import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR, TOOLS_PATH } from "../../../runtime/workers/in-container.js";
+import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR, TOOLS_SNAPSHOT } from "../../../runtime/workers/in-container.js";
 import { sampleWorker } from "./fixtures.js";
 
 describe("buildContainerSpec", () => {
@@ -69,7 +69,7 @@ describe("the identity of a worker's container", () => {
 
   it("runs the egress forwarder as the sandbox user too", () => {
     const proxied = sampleWorker({ permissions: { ...sampleWorker().permissions, net: ["example.com"] } });
-    expect(buildContainerSpec(proxied, { ...options, user: { uid: 1234, gid: 50 } }).command).toEqual([SANDBOX_USER_HELPER, "1234", "50", "node", TOOLS_PATH, "forward"]);
+    expect(buildContainerSpec(proxied, { ...options, user: { uid: 1234, gid: 50 } }).command).toEqual([SANDBOX_USER_HELPER, "1234", "50", "node", "--snapshot-blob", TOOLS_SNAPSHOT, "forward"]);
   });
 
   it("names the sandbox user for workcell's own programs last, so a worker's env cannot rename it", () => {

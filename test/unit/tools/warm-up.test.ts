@@ -11,9 +11,17 @@ describe("the tools server's warm-up", () => {
     const root = await mkdtemp(path.join(tmpdir(), "workcell-warm-up-"));
     await writeFile(path.join(root, "kept.txt"), "unchanged\n");
     const stdout = vi.spyOn(process.stdout, "write");
-    await warmUp(root);
+    expect(await warmUp(root)).toBe(4);
     expect(stdout).not.toHaveBeenCalled();
     expect(await readdir(root)).toEqual(["kept.txt"]);
     expect(await readFile(path.join(root, "kept.txt"), "utf8")).toBe("unchanged\n");
+  });
+
+  it("stops between steps once the real session has begun", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "workcell-warm-up-"));
+    let checks = 0;
+    // The session "begins" after the second step: two are taken, the rest are not.
+    expect(await warmUp(root, () => (checks += 1) > 2)).toBe(2);
+    expect(await warmUp(root, () => true)).toBe(0);
   });
 });

@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { asSandboxUser, mcpServerArgv, SANDBOX_USER_HELPER, TOOLS_EXEC, TOOLS_PATH, toolsArgv } from "../../../../runtime/workers/in-container.js";
+import { asSandboxUser, mcpServerArgv, SANDBOX_USER_HELPER, TOOLS_EXEC, TOOLS_SNAPSHOT, toolsArgv } from "../../../../runtime/workers/in-container.js";
 
 describe("the argv of workcell's in-container programs", () => {
   it("starts them from the image's node, the same under every runtime", () => {
-    expect(mcpServerArgv()).toEqual(["node", TOOLS_PATH, "mcp"]);
-    expect(toolsArgv("call", "read_file")).toEqual(["node", TOOLS_PATH, "call", "read_file"]);
+    expect(mcpServerArgv()).toEqual(["node", "--snapshot-blob", TOOLS_SNAPSHOT, "mcp"]);
+    expect(toolsArgv("call", "read_file")).toEqual(["node", "--snapshot-blob", TOOLS_SNAPSHOT, "call", "read_file"]);
   });
 
   it("execs them as the container's root from /, so they can keep an identity the sandbox user cannot reach", () => {
