@@ -3,12 +3,23 @@
 // runtime imports neither server/ nor tools/; tools/ (the in-container program) imports
 // neither and never writes to the console (stdout is its MCP channel); client/ (the published
 // HTTP client) imports only types, from runtime/, so its built file has no dependencies.
+// contract/ (what the control plane and the sandbox agree on: wire names, container paths
+// and variables) is imported by both sides and imports nothing of the project, and no
+// package but zod, so each side reads the one definition.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const FORBIDDEN = { server: ["tools", "client"], runtime: ["server", "tools", "client"], tools: ["server", "runtime", "client"], client: ["server", "tools"] };
+const FORBIDDEN = {
+  server: ["tools", "client"],
+  runtime: ["server", "tools", "client"],
+  tools: ["server", "runtime", "client"],
+  client: ["server", "tools"],
+  contract: ["server", "runtime", "tools", "client"],
+};
+/** The packages contract/ may import. */
+const CONTRACT_PACKAGES = new Set(["zod"]);
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
 
 async function* sourceFiles(dir) {
@@ -25,6 +36,9 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
     const text = await readFile(file, "utf8");
     for (const match of text.matchAll(IMPORT)) {
       const specifier = match[1] ?? match[2];
+      if (layer === "contract" && specifier !== undefined && !specifier.startsWith(".") && !CONTRACT_PACKAGES.has(specifier)) {
+        problems.push(`${path.relative(root, file)}: contract/ may import only ${[...CONTRACT_PACKAGES].join(", ")} ("${specifier}")`);
+      }
       if (!specifier?.startsWith(".")) continue;
       const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep)[0];
       if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
@@ -40,4 +54,4 @@ if (problems.length > 0) {
   process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; client/ imports types only.\n");
+process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only.\n");

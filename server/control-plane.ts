@@ -35,13 +35,10 @@ import { allowedHostHeaders } from "./middleware/guards.js";
 import { ShellUpgrades } from "./shell-upgrade.js";
 import { WorkerBridge } from "./mcp/worker-bridge.js";
 import { loadOrCreateToken, type TokenSource } from "./token.js";
+import { AUDIT_META_KEY, GATE_META_KEY } from "../contract/wire.js";
 
 /** The project root (where Dockerfile.sandbox and tools/ live). */
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-
-/** The keys under which the worker's tools report the finish gate and audit entries in a result's `_meta`. */
-const GATE_META_KEY = "dev.workcell/gate";
-const AUDIT_META_KEY = "dev.workcell/audit";
 
 function readToolReports(message: unknown): { gate: unknown; audit: unknown } {
   const meta = (message as { result?: { _meta?: Record<string, unknown> } }).result?._meta;

@@ -8,9 +8,10 @@ import { serveChannel } from "./commands/serve-command.js";
 import { parseGate } from "./gate/finish-gate.js";
 import { assumeSandboxUser } from "./identity/sandbox-user.js";
 import { AccessControl } from "./permissions/access-control.js";
-import { createToolServer, WORKSPACE_ROOT } from "./server.js";
+import { createToolServer } from "./server.js";
 import { killMarkedProcesses } from "./shell/call-marker.js";
 import { interactiveShellRc, serveShellChecks } from "./shell/interactive-shell.js";
+import { CONTAINER_WORKSPACE, GATE_VAR } from "../contract/container.js";
 
 // The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
 // else may write to it.
@@ -19,7 +20,7 @@ const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /** The workspace, read when the program runs: a startup snapshot is built with another environment. */
 function workspaceRoot(): string {
-  return process.env.WORKCELL_WORKSPACE ?? WORKSPACE_ROOT;
+  return process.env.WORKCELL_WORKSPACE ?? CONTAINER_WORKSPACE;
 }
 
 async function readStdin(): Promise<string> {
@@ -35,7 +36,7 @@ function answer(value: unknown): void {
 async function serveMcp(): Promise<void> {
   const root = workspaceRoot();
   process.stderr.write(`workcell-tools pid=${process.pid}\n`);
-  const { server } = createToolServer({ root, gate: parseGate(process.env.WORKCELL_GATE) });
+  const { server } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The bridge ends a session by closing stdin: exit then, whatever is in flight.
   process.stdin.on("end", () => process.exit(0));
@@ -98,7 +99,7 @@ async function main(mode: string, rest: readonly string[]): Promise<void> {
     case "call": {
       // One tool call for the control plane (orchestrator inspection, quality checks): args on stdin, the result as one JSON line.
       const tool = rest[0] ?? "";
-      const { registry } = createToolServer({ root, gate: parseGate(process.env.WORKCELL_GATE) });
+      const { registry } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
       const args = JSON.parse((await readStdin()) || "{}") as unknown;
       return answer(await registry.call(tool, args, { signal: new AbortController().signal, sendNotification: async () => undefined }));
     }

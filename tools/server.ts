@@ -11,7 +11,7 @@ import { registerGitTools } from "./git/git-tools.js";
 import { registerPipelineTool } from "./pipeline/run-pipeline.js";
 import { registerProjectTool } from "./project/project-tool.js";
 import { registerCodingPrompt } from "./prompts/coding-workflow.js";
-import { AccessControl, AUDIT_META_KEY, type AuditEntry } from "./permissions/access-control.js";
+import { AccessControl, type AuditEntry } from "./permissions/access-control.js";
 import { registerPermissionsTool } from "./permissions/permissions-tool.js";
 import { PolicySource } from "./permissions/policy-file.js";
 import { createAdmitter } from "./approvals/admission-client.js";
@@ -24,6 +24,8 @@ import { ProcessManager } from "./shell/process-manager.js";
 import { registerProcessTools } from "./shell/process-tools.js";
 import { registerShellTool } from "./shell/shell-tool.js";
 import { registerTestTool } from "./testing/test-tool.js";
+import { AUDIT_META_KEY } from "../contract/wire.js";
+import { CONTAINER_WORKSPACE } from "../contract/container.js";
 
 /** Attaches audit entries a call recorded to its result's `_meta`, for the control plane. */
 function withAudit(result: CallToolResult, entries: AuditEntry[]): CallToolResult {
@@ -31,12 +33,9 @@ function withAudit(result: CallToolResult, entries: AuditEntry[]): CallToolResul
   return { ...result, _meta: { ...result._meta, [AUDIT_META_KEY]: entries } };
 }
 
-/** The workspace every tool is confined to. */
-export const WORKSPACE_ROOT = "/workspace";
-
 /** Builds the in-container MCP server with every tool family registered on `root`. */
 export function createToolServer(options: { root?: string; gate?: GateState; version?: string; policy?: PolicySource } = {}): { server: McpServer; registry: ToolRegistry } {
-  const root = options.root ?? WORKSPACE_ROOT;
+  const root = options.root ?? CONTAINER_WORKSPACE;
   const server = new McpServer(
     { name: "workcell-tools", version: options.version ?? "0.1.0" },
     {

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import { DEFAULT_RESOURCES } from "../config/config.js";
 import { denyOverlays, mountsFor, type Policy } from "../permissions/policy.js";
-import { asSandboxUser, forwarderArgv, SANDBOX_USER_VAR, TOOLS_EXEC } from "../workers/in-container.js";
+import { asSandboxUser, forwarderArgv, TOOLS_EXEC } from "../workers/in-container.js";
 import type { Worker } from "../workers/worker.js";
 import type { ContainerMount, ContainerSpec } from "./container-driver.js";
+import { CONTAINER_RUN_DIR, CONTAINER_WORKSPACE, SANDBOX_USER_VAR } from "../../contract/container.js";
 
 /** Labels every workcell container carries, so a restarted control plane finds its own. */
 export const LABEL_MANAGED = "dev.workcell.managed";
@@ -11,20 +12,15 @@ export const LABEL_WORKER = "dev.workcell.worker";
 export const LABEL_INSTANCE = "dev.workcell.instance";
 export const LABEL_SPEC = "dev.workcell.spec";
 
-/** The path the workspace is mounted at inside every container. */
-export const CONTAINER_WORKSPACE = "/workspace";
 const CONTAINER_HOME = "/home/agent";
 const HOME_TMPFS_MB = 256;
 const LOG_MAX_BYTES = 1024 * 1024;
-
 
 /** The uid:gid the sandbox runs as: the host user, or 1000 when the control plane is root. */
 export function sandboxUser(hostUid: number, hostGid: number): { uid: number; gid: number } {
   return hostUid === 0 ? { uid: 1000, gid: 1000 } : { uid: hostUid, gid: hostGid };
 }
 
-/** Where the worker's control files (policy, egress socket) appear inside the container. */
-export const CONTAINER_RUN_DIR = "/run/workcell";
 /** The in-container forwarder's address, which the proxy variables point at. */
 const PROXY_URL = "http://127.0.0.1:3128";
 

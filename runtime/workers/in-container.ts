@@ -1,21 +1,13 @@
 import { z } from "zod";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
+import { SANDBOX_USER_HELPER } from "../../contract/container.js";
 
 /** Where the bundled tools live inside the sandbox image (run as a script: `node TOOLS_PATH mode`). */
 export const TOOLS_PATH = "/opt/workcell/workcell-tools.cjs";
 
 /** The image's startup snapshot of the tools (see Dockerfile.sandbox): the same program, started faster. */
 export const TOOLS_SNAPSHOT = "/opt/workcell/workcell-tools.blob";
-
-/** The image's helper that runs a program as the sandbox user with no way back (sandbox-images/sandbox-user.c). */
-export const SANDBOX_USER_HELPER = "/usr/libexec/workcell-sandbox-user";
-
-/** The container variable that names the sandbox user ("uid:gid") for workcell's own programs. */
-export const SANDBOX_USER_VAR = "WORKCELL_SANDBOX_USER";
-
-/** The variable whose value marks every process one call or shell started, so they can be found and ended together. */
-export const CALL_MARKER_VAR = "WORKCELL_CALL_ID";
 
 /**
  * How workcell's own in-container programs are exec'd: as the container's root, which holds

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { PassThrough, type Readable } from "node:stream";
 import { z } from "zod";
-import { CONTAINER_WORKSPACE } from "../docker/container-spec.js";
-import { asSandboxUser, CALL_MARKER_VAR, TOOLS_EXEC, TOOLS_PATH } from "./in-container.js";
+import { asSandboxUser, TOOLS_EXEC, TOOLS_PATH } from "./in-container.js";
 import { ShellMarkerFilter } from "./shell-markers.js";
 import type { OperationContext } from "./worker-operations.js";
 import type { Worker } from "./worker.js";
+import { CALL_MARKER_VAR, CONTAINER_WORKSPACE } from "../../contract/container.js";
 
 /** The terminal a client opens a shell with. */
 export const ShellTerminalSchema = z.object({

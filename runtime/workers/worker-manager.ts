@@ -26,13 +26,14 @@ import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
 import type { ExportResult } from "./export-branch.js";
 import { diffWorker, execInWorker, exportWorker, type OperationContext } from "./worker-operations.js";
 import { planWorker } from "./worker-creation.js";
-import { assertGrantsExist, findHiddenPaths, policyFromInput, PROXY_SOCKET_NAME, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
+import { assertGrantsExist, findHiddenPaths, policyFromInput, toPermissionsInput, writePolicyFile } from "./worker-policy.js";
 import { admitBindSources, verifyBindSources } from "./bind-sources.js";
 import { KeyedLock } from "./keyed-lock.js";
 import { raceAbort } from "../docker/exec-deadline.js";
 import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
 import { GateStateSchema, type CreateWorkerInput, type RemoveResult, type Worker } from "./worker.js";
+import { GATE_VAR, PROXY_SOCKET_NAME } from "../../contract/container.js";
 
 const STOP_TIMEOUT_S = 5;
 /** Longest a status refresh waits for the engine before answering the stored status. */
@@ -71,7 +72,7 @@ export interface WorkerManagerDeps {
 
 /** The environment of a worker's MCP server: the gate state it resumes from. */
 function mcpSessionEnv(worker: Worker): string[] {
-  return worker.gate === undefined ? [] : [`WORKCELL_GATE=${JSON.stringify(worker.gate)}`];
+  return worker.gate === undefined ? [] : [`${GATE_VAR}=${JSON.stringify(worker.gate)}`];
 }
 
 /** Whether a planned worker fits the pool's containers: default policy, limits, image and runtime, no env, one object store. */

@@ -2,11 +2,7 @@ import { chmod, mkdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 import { denyOverlays, mountsFor, normalizePolicy, PolicyError, type PermissionsInput, type Policy } from "../permissions/policy.js";
-
-/** The file the in-container tools read the policy from (inside the worker's control dir). */
-export const POLICY_FILE_NAME = "policy.json";
-/** The egress proxy's socket (inside the worker's control dir). */
-export const PROXY_SOCKET_NAME = "proxy.sock";
+import { POLICY_FILE_NAME, PROXY_SOCKET_NAME } from "../../contract/container.js";
 
 /** Normalises a requested policy, turning a PolicyError into a 400 that names the field. */
 export function policyFromInput(input: PermissionsInput | undefined, dataDir: string): Policy {

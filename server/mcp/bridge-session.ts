@@ -3,6 +3,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { MessageRouter } from "./message-router.js";
 import { judgeServerMessage, type ServerMethodOptions } from "./server-methods.js";
+import { ADMISSION_METHOD, ADMISSION_POSITION, ADMISSION_RELEASE, APPROVAL_METHOD } from "../../contract/wire.js";
 
 /** JSON-RPC error code for requests the container can no longer answer. */
 export const CONTAINER_GONE_CODE = -32603;
@@ -26,14 +27,6 @@ export const CLIENT_GONE_REASON = "the client disconnected before the call was a
 
 /** JSON-RPC code of an answer to a cancelled request (LSP's RequestCancelled). */
 const REQUEST_CANCELLED_CODE = -32800;
-
-/** The method the in-container server asks for approvals with. */
-export const APPROVAL_METHOD = "workcell/approval";
-
-/** The in-container server's admission protocol (see tools/approvals/admission-client.ts). */
-export const ADMISSION_METHOD = "workcell/admission";
-export const ADMISSION_RELEASE = "notifications/workcell/admission_release";
-export const ADMISSION_POSITION = "notifications/workcell/admission_position";
 
 /** Waits for a host-wide slot for heavy work; resolves with the function that gives it back. */
 export type AdmissionHandler = (request: { workerId: string; tool: string; signal: AbortSignal; onPosition: (position: number) => void }) => Promise<() => void>;

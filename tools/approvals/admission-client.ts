@@ -2,11 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { currentCall } from "./approval-client.js";
-
-/** The requests and notifications heavy work uses to take a host-wide slot; the bridge handles them and never forwards them to the agent. */
-export const ADMISSION_METHOD = "workcell/admission";
-export const ADMISSION_RELEASE = "notifications/workcell/admission_release";
-export const ADMISSION_POSITION = "notifications/workcell/admission_position";
+import { ADMISSION_METHOD, ADMISSION_POSITION, ADMISSION_RELEASE } from "../../contract/wire.js";
 
 const GrantSchema = z.object({ ticket: z.string() }).passthrough();
 const PositionSchema = z.object({ method: z.literal(ADMISSION_POSITION), params: z.object({ key: z.string(), position: z.number() }) });

@@ -2,9 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ToolCallContext } from "../tool-result.js";
-
-/** The JSON-RPC method the in-container server uses to ask the control plane; the bridge answers it and never forwards it to the agent. */
-export const APPROVAL_METHOD = "workcell/approval";
+import { APPROVAL_METHOD } from "../../contract/wire.js";
 
 /** The reviewer's answer as the control plane sends it back. */
 export const ApprovalAnswerSchema = z

@@ -4,7 +4,7 @@ import { pathExists } from "../fs/exists.js";
 import { z } from "zod";
 import type { Admit } from "../approvals/admission-client.js";
 import type { AccessControl } from "../permissions/access-control.js";
-import { GATE_META_KEY, recordValidation, type GateState } from "../gate/finish-gate.js";
+import { recordValidation, type GateState } from "../gate/finish-gate.js";
 import { workspaceFingerprint } from "../git/scratch-index.js";
 import { inspectProject } from "../project/project-tool.js";
 import type { ToolRegistry } from "../registry.js";
@@ -13,6 +13,7 @@ import { runProcess } from "../shell/run-process.js";
 import { errorResult, textResult } from "../tool-result.js";
 import { isEnvironmentFailure, parseDiagnostics, summarizeDiagnostics, unlocatedFailure, type Diagnostic } from "./parse-diagnostics.js";
 import { VALIDATION_LANGUAGES, validationCommand } from "./validation-command.js";
+import { GATE_META_KEY } from "../../contract/wire.js";
 
 const BUILD_TIMEOUT_MS = 15 * 60_000;
 const MAX_BUILD_OUTPUT_BYTES = 4 * 1024 * 1024;

@@ -1,9 +1,10 @@
 import { connect, createServer } from "node:net";
+import { CONTAINER_RUN_DIR, PROXY_SOCKET_NAME } from "../../contract/container.js";
 
 /** Where the in-container forwarder listens; HTTP_PROXY and HTTPS_PROXY point here. */
 export const FORWARD_PORT = 3128;
 /** The egress proxy's socket, bind-mounted from the control plane. */
-export const PROXY_SOCKET = "/run/workcell/proxy.sock";
+export const PROXY_SOCKET = `${CONTAINER_RUN_DIR}/${PROXY_SOCKET_NAME}`;
 
 /**
  * Keeps the container alive and forwards each TCP connection made to 127.0.0.1:3128 to

@@ -13,9 +13,6 @@ export const GateStateSchema = z.object({
 });
 export type GateState = z.infer<typeof GateStateSchema>;
 
-/** The key under which tool results carry the gate state in `_meta`. */
-export const GATE_META_KEY = "dev.workcell/gate";
-
 /** A fresh gate: nothing validated, no failures, no outcome. */
 export function initialGate(): GateState {
   return { validatedTree: null, failures: 0, task: null };

@@ -4,7 +4,8 @@ import { runGit } from "../git/git-tools.js";
 import { workspaceFingerprint } from "../git/scratch-index.js";
 import type { ToolRegistry } from "../registry.js";
 import { errorResult, textResult } from "../tool-result.js";
-import { decideFinish, GATE_META_KEY, MAX_FAILED_VALIDATIONS } from "./finish-gate.js";
+import { decideFinish, MAX_FAILED_VALIDATIONS } from "./finish-gate.js";
+import { GATE_META_KEY } from "../../contract/wire.js";
 
 /** Registers `finish`, the gate that refuses to end a task on unvalidated content. */
 export function registerFinishTool(registry: ToolRegistry, root: string, gate: GateHolder): void {

@@ -9,11 +9,7 @@
  * as the sandbox user through the image's helper, with no way back.
  */
 
-/** The container variable that names the sandbox user ("uid:gid"), set by the control plane. */
-export const SANDBOX_USER_VAR = "WORKCELL_SANDBOX_USER";
-
-/** The image's helper that runs a program as a given user with no way back (sandbox-images/sandbox-user.c). */
-export const SANDBOX_USER_HELPER = "/usr/libexec/workcell-sandbox-user";
+import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../contract/container.js";
 
 /** The sandbox user named by `value` ("uid:gid", neither 0). */
 export function parseSandboxUser(value: string | undefined): { uid: number; gid: number } {

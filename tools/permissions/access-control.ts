@@ -22,9 +22,6 @@ export interface AuditEntry {
   target: string;
 }
 
-/** The key under which tool results carry audit entries in `_meta`. */
-export const AUDIT_META_KEY = "dev.workcell/audit";
-
 // Shell builtins start no program; checking them would only get in the way.
 const BUILTINS = new Set(["cd", "echo", "exit", "true", "false", "test", "[", "export", "set", "unset", "read", "wait", "printf", "pwd", "shift", "return", "break", "continue", "local", "declare", "readonly", "type", "hash", ":", "umask", "ulimit", "let", "alias", "unalias", "getopts", "times", "trap", "jobs", "fg", "bg", "disown", "kill", "shopt", "pushd", "popd", "dirs"]);
 

@@ -1,8 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
 import { z } from "zod";
+import { CONTAINER_RUN_DIR, POLICY_FILE_NAME } from "../../contract/container.js";
 
 /** Where the control plane puts the worker's normalised policy (a read-only mount). */
-export const POLICY_FILE = "/run/workcell/policy.json";
+export const POLICY_FILE = `${CONTAINER_RUN_DIR}/${POLICY_FILE_NAME}`;
 
 const list = z.array(z.string());
 /** The normalised policy as the control plane writes it. */

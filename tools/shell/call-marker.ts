@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-
-/** The environment variable that marks every process one call starts (inherited across fork, setsid and double forks). */
-export const CALL_MARKER_VAR = "WORKCELL_CALL_ID";
+import { CALL_MARKER_VAR } from "../../contract/container.js";
 
 /** Rounds of scan-and-kill before giving up on a process tree that keeps forking. */
 const MAX_SWEEPS = 20;

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { sandboxCommand } from "../identity/sandbox-user.js";
-import { CALL_MARKER_VAR, createCallMarker, killMarkedProcesses } from "./call-marker.js";
+import { createCallMarker, killMarkedProcesses } from "./call-marker.js";
 import { OutputCollector } from "./output-collector.js";
+import { CALL_MARKER_VAR } from "../../contract/container.js";
 
 /** What to run and under which limits. */
 export interface RunSpec {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { buildContainerSpec, CONTAINER_CAPABILITIES, LABEL_INSTANCE, LABEL_SPEC, LABEL_WORKER, sandboxUser, type SpecOptions } from "../../../runtime/docker/container-spec.js";
-import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR, TOOLS_SNAPSHOT } from "../../../runtime/workers/in-container.js";
+import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../../contract/container.js";
+import { TOOLS_SNAPSHOT } from "../../../runtime/workers/in-container.js";
 import { sampleWorker } from "./fixtures.js";
 
 describe("buildContainerSpec", () => {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { asSandboxUser, mcpServerArgv, SANDBOX_USER_HELPER, TOOLS_EXEC, TOOLS_SNAPSHOT, toolsArgv } from "../../../../runtime/workers/in-container.js";
+import { SANDBOX_USER_HELPER } from "../../../../contract/container.js";
+import { asSandboxUser, mcpServerArgv, TOOLS_EXEC, TOOLS_SNAPSHOT, toolsArgv } from "../../../../runtime/workers/in-container.js";
 
 describe("the argv of workcell's in-container programs", () => {
   it("starts them from the image's node, the same under every runtime", () => {

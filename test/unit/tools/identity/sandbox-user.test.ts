@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseSandboxUser, sandboxCommand, SANDBOX_USER_HELPER } from "../../../../tools/identity/sandbox-user.js";
+import { SANDBOX_USER_HELPER } from "../../../../contract/container.js";
+import { parseSandboxUser, sandboxCommand } from "../../../../tools/identity/sandbox-user.js";
 
 describe("parseSandboxUser", () => {
   it("reads uid:gid", () => {

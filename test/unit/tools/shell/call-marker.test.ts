@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CALL_MARKER_VAR, findMarkedPids } from "../../../../tools/shell/call-marker.js";
+import { CALL_MARKER_VAR } from "../../../../contract/container.js";
+import { findMarkedPids } from "../../../../tools/shell/call-marker.js";
 
 let proc: string;
 
