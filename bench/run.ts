@@ -156,6 +156,12 @@ async function main(): Promise<void> {
         dockerExecCat,
         directStdio: { readFile1KB: stdioRead },
         ratioToFloor: { readFile1KB: round(bridgeRead.p50 / floorRead.p50), noop: round(bridgePing.p50 / floorPing.p50) },
+        // Where a bridged read_file's median goes, hop by hop (differences of p50s in this run).
+        hopsP50: {
+          toolsInProcess: floorRead.p50,
+          execStdioInContainer: round(stdioRead.p50 - floorRead.p50),
+          httpAndBridge: round(bridgeRead.p50 - stdioRead.p50),
+        },
         timesFasterThanDockerExec: round(dockerExecCat.p50 / bridgeRead.p50),
       };
 
@@ -376,6 +382,7 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     `read_file 1 KB via bridge    ${fmt((results.toolCall as { bridge: { readFile1KB: Summary } }).bridge.readFile1KB)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { readFile1KB: Summary } }).inProcessFloor.readFile1KB)}`,
     `no-op via bridge             ${fmt((results.toolCall as { bridge: { noop: Summary } }).bridge.noop)}   in-process floor ${fmt((results.toolCall as { inProcessFloor: { noop: Summary } }).inProcessFloor.noop)}`,
     `docker exec cat              ${fmt((results.toolCall as { dockerExecCat: Summary }).dockerExecCat)}   direct stdio ${fmt((results.toolCall as { directStdio: { readFile1KB: Summary } }).directStdio.readFile1KB)}`,
+    formatHops((results.toolCall as { hopsP50: Hops }).hopsP50),
     `REST exec true              ${fmt((results.restExec as { execTrue: Summary }).execTrue)}   over the command ${fmt((results.restExec as { overheadOverCommand: Summary }).overheadOverCommand)}   baseline docker exec true ${fmt((results.restExec as { baselineDockerExecTrue: Summary }).baselineDockerExecTrue)}`,
     `code_navigate, 2,000 files   first call ${(results.codeNavigate as { firstCallMs: number }).firstCallMs} ms, warm ${fmt((results.codeNavigate as { warm: Summary }).warm)}, after an edit ${(results.codeNavigate as { afterOneFileEditedMs: number }).afterOneFileEditedMs} ms`,
     `export of 100 changed files  ${fmt(results.export100Files as unknown as Summary)}`,
@@ -387,6 +394,17 @@ function printTable(results: Record<string, Record<string, unknown>>, targets: T
     "",
   ];
   process.stdout.write(lines.join("\n"));
+}
+
+/** A bridged read_file's p50, hop by hop. */
+interface Hops {
+  toolsInProcess: number;
+  execStdioInContainer: number;
+  httpAndBridge: number;
+}
+
+function formatHops(hops: Hops): string {
+  return `read_file p50, hop by hop  tools + MCP SDK in process ${hops.toolsInProcess} ms + docker exec stdio and the tools in the container (runtime's syscalls) ${hops.execStdioInContainer} ms + HTTP and the bridge ${hops.httpAndBridge} ms`;
 }
 
 /** The density lines: what idle workers cost, against the targets. */
