@@ -32,7 +32,8 @@ import { KeyedLock } from "./keyed-lock.js";
 import { raceAbort } from "../docker/exec-deadline.js";
 import { WorkerEgress, type NetPrompter } from "./worker-egress.js";
 import { reconcileWorkers, refreshStatus } from "./worker-status.js";
-import { GateStateSchema, type CreateWorkerInput, type RemoveResult, type Worker } from "./worker.js";
+import type { CreateWorkerInput, RemoveResult, Worker } from "./worker.js";
+import { GateStateSchema } from "../../contract/gate.js";
 import { GATE_VAR, PROXY_SOCKET_NAME } from "../../contract/container.js";
 
 const STOP_TIMEOUT_S = 5;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ApprovalSettingsInputSchema, ApprovalSettingsSchema } from "../approvals/approval.js";
 import { PermissionsInputSchema, PolicySchema } from "../permissions/policy.js";
 import { AuditEntrySchema } from "../permissions/suggest.js";
+import { GateStateSchema } from "../../contract/gate.js";
 
 /** Lifecycle states a worker can be in. */
 export const WorkerStatusSchema = z.enum(["starting", "running", "stopped", "failed", "removed"]);
@@ -56,21 +57,6 @@ export const CreateWorkerInputSchema = z
   })
   .strict();
 export type CreateWorkerInput = z.infer<typeof CreateWorkerInputSchema>;
-
-/** The finish gate state the in-container tools report (untrusted: validated on arrival). */
-export const GateStateSchema = z.object({
-  validatedTree: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
-  failures: z.number().int().min(0).max(1_000_000),
-  task: z
-    .object({
-      status: z.enum(["finished", "failed"]),
-      summary: z.string().max(10_000).optional(),
-      reason: z.string().max(10_000).optional(),
-      at: z.string().max(64),
-    })
-    .nullable(),
-});
-export type GateState = z.infer<typeof GateStateSchema>;
 
 /** A worker as stored and as answered by the API (the contract's fields plus a few more). */
 export const WorkerSchema = z.object({

@@ -1,17 +1,7 @@
-import { z } from "zod";
+import { GateStateSchema, type GateState } from "../../contract/gate.js";
 
 /** Consecutive failed validations after which `finish` fails the task. */
 export const MAX_FAILED_VALIDATIONS = 5;
-
-/** The gate's memory; the control plane keeps it per worker and hands it to each session. */
-export const GateStateSchema = z.object({
-  validatedTree: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
-  failures: z.number().int().min(0),
-  task: z
-    .object({ status: z.enum(["finished", "failed"]), summary: z.string().optional(), reason: z.string().optional(), at: z.string() })
-    .nullable(),
-});
-export type GateState = z.infer<typeof GateStateSchema>;
 
 /** A fresh gate: nothing validated, no failures, no outcome. */
 export function initialGate(): GateState {

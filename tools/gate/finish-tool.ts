@@ -6,6 +6,7 @@ import type { ToolRegistry } from "../registry.js";
 import { errorResult, textResult } from "../tool-result.js";
 import { decideFinish, MAX_FAILED_VALIDATIONS } from "./finish-gate.js";
 import { GATE_META_KEY } from "../../contract/wire.js";
+import { MAX_TASK_TEXT } from "../../contract/gate.js";
 
 /** Registers `finish`, the gate that refuses to end a task on unvalidated content. */
 export function registerFinishTool(registry: ToolRegistry, root: string, gate: GateHolder): void {
@@ -13,7 +14,7 @@ export function registerFinishTool(registry: ToolRegistry, root: string, gate: G
     name: "finish",
     description:
       "Declare the task done. Refused while the workspace differs from the last content that passed code_validate (edits made any way count), listing what changed. After 5 consecutive failed validations, finish ends the task as failed.",
-    inputSchema: { summary: z.string().min(1).max(10_000).describe("What was done, for the reviewer") },
+    inputSchema: { summary: z.string().min(1).max(MAX_TASK_TEXT).describe("What was done, for the reviewer") },
     annotations: { destructiveHint: false, idempotentHint: false },
     handler: async ({ summary }) => {
       const current = await workspaceFingerprint(root);
