@@ -8,6 +8,8 @@ export interface ChildPlane {
   url: string;
   token: string;
   rssBytes(): number;
+  /** The control plane's last log lines (for a failure's cause). */
+  logTail(): string;
   stop(): Promise<void>;
 }
 
@@ -20,13 +22,15 @@ export function startChildPlane(projectRoot: string, dataDir: string, image: str
   return new Promise((resolve, reject) => {
     let output = "";
     const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
+      // Only the tail is kept: a long run logs much.
+      output = (output + chunk.toString("utf8")).slice(-20_000);
       const match = /listening on (http:\/\/\S+)/.exec(output);
       if (match) {
         resolve({
           child,
           url: match[1] as string,
           token,
+          logTail: () => output.split("\n").slice(-15).join("\n"),
           rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024,
           stop: () =>
             new Promise<void>((done) => {

@@ -6,7 +6,12 @@ import { measure, summarize, type Summary } from "./stats.js";
 
 /** What many idle workers cost, all told and by part. */
 export interface Density {
+  /** Workers that existed while measured. */
   workers: number;
+  /** Workers asked for. */
+  asked: number;
+  /** Where the ramp stopped short: the refused spawn's number, the answer and the control plane's last log lines. */
+  stopped?: { at: number; error: string; planeLog: string };
   runtime: string | undefined;
   spawnAllMs: number;
   idleWaitMs: number;
@@ -56,14 +61,22 @@ export async function measureDensity(plane: ChildPlane, repo: string, count: num
   const started = performance.now();
   let runtime: string | undefined;
   try {
-    for (let i = 0; i < count; i += 1) {
-      const worker = await callPlane<{ id: string; runtime?: string }>(plane, "POST", "/v1/workers", { repo });
-      runtime ??= worker.runtime;
-      ids.push(worker.id);
+    // The first refused spawn ends the ramp: what exists is measured, and why it stopped is reported.
+    let stopped: { at: number; error: string; planeLog: string } | undefined;
+    for (let i = 0; i < count && stopped === undefined; i += 1) {
+      try {
+        const worker = await callPlane<{ id: string; runtime?: string }>(plane, "POST", "/v1/workers", { repo });
+        runtime ??= worker.runtime;
+        ids.push(worker.id);
+      } catch (error) {
+        stopped = { at: i + 1, error: error instanceof Error ? error.message : String(error), planeLog: plane.logTail() };
+        log(`  worker ${i + 1} was refused: ${stopped.error}`);
+      }
       if ((i + 1) % 25 === 0) log(`  ${i + 1} of ${count} workers`);
     }
+    if (ids.length === 0) throw new Error(`no worker could be created: ${stopped?.error ?? "unknown"}`);
     const spawnAllMs = performance.now() - started;
-    log(`  all ${count} up in ${Math.round(spawnAllMs)} ms; idle for ${idleWaitMs / 1000} s`);
+    log(`  ${ids.length} up in ${Math.round(spawnAllMs)} ms; idle for ${idleWaitMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, idleWaitMs));
     const engineAfter = enginePssBytes();
     const availableAfter = availableBytes();
@@ -74,14 +87,16 @@ export async function measureDensity(plane: ChildPlane, repo: string, count: num
     const lightCall = summarize(await measure(200, () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
     await client.close();
     return {
-      workers: count,
+      workers: ids.length,
+      asked: count,
+      ...(stopped === undefined ? {} : { stopped }),
       runtime,
       spawnAllMs: Math.round(spawnAllMs),
       idleWaitMs,
       controlPlaneRssMb: mb(controlPlaneRss),
       enginePssMb: { before: mb(engineBefore), after: mb(engineAfter) },
       machineAvailableMb: { before: mb(availableBefore), after: mb(availableAfter) },
-      perIdleWorkerMb: mb((availableBefore - availableAfter) / count),
+      perIdleWorkerMb: mb((availableBefore - availableAfter) / ids.length),
       lightCall,
     };
   } finally {

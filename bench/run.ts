@@ -412,6 +412,7 @@ function formatDensity(d: Density): string[] {
   return [
     "",
     `${d.workers} idle workers (${d.runtime ?? "engine default"}), measured after ${d.idleWaitMs / 1000} s idle; spawned in ${d.spawnAllMs} ms`,
+    ...(d.stopped === undefined ? [] : [`stopped short of ${d.asked}: worker ${d.stopped.at} was refused: ${d.stopped.error}`, "the control plane's last log lines:", d.stopped.planeLog]),
     `control plane RSS            ${d.controlPlaneRssMb} MB   (target ≤ 250 MB: ${d.controlPlaneRssMb <= 250 ? "met" : "missed"})`,
     `engine PSS                   ${d.enginePssMb.before} MB before, ${d.enginePssMb.after} MB after (dockerd, containerd, shims, runsc)`,
     `per idle worker, all told    ${d.perIdleWorkerMb} MB of MemAvailable (${d.machineAvailableMb.before} → ${d.machineAvailableMb.after} MB)   (target ≤ 30 MB: ${d.perIdleWorkerMb <= 30 ? "met" : "missed"})`,
