@@ -33,8 +33,7 @@ function answer(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-async function serveMcp(): Promise<void> {
-  const root = workspaceRoot();
+async function serveMcp(root: string): Promise<void> {
   process.stderr.write(`workcell-tools pid=${process.pid}\n`);
   const { server } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
@@ -86,7 +85,7 @@ async function main(mode: string, rest: readonly string[]): Promise<void> {
   }
   switch (mode) {
     case "mcp":
-      return serveMcp();
+      return serveMcp(root);
     case "run":
     case "diff":
     case "kill-marked":
