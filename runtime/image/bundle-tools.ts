@@ -57,7 +57,7 @@ function deferBuiltins(modules: readonly string[]): Plugin {
         return { path: args.path.replace(/^node:/, ""), namespace: "deferred-builtin" };
       });
       build.onLoad({ filter: /.*/, namespace: "deferred-builtin" }, async (args) => {
-        const real = (await import(`node:${args.path}`)) as Record<string, unknown>;
+        const real = (await import(/* @vite-ignore */ `node:${args.path}`)) as Record<string, unknown>;
         const functions = Object.keys(real).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key) && typeof real[key] === "function");
         // In a process started from the snapshot, require is the snapshot builder's, which
         // warns that these modules cannot be in a snapshot: they are not, so it stays quiet.
