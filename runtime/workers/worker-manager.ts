@@ -565,9 +565,9 @@ export class WorkerManager {
         // changes. A slot at the wanted commit fetches nothing, so the pin is written meanwhile;
         // otherwise the commit is fetched by the pin.
         const target = { repo: worker.repo, branch: worker.branch, baseCommit: worker.baseCommit, baseRef: baseRefName(worker.id) };
-        const pinning = slot.checkout.commit === worker.baseCommit ? pinBase(worker.repo, worker.id, worker.baseCommit) : undefined;
-        if (pinning === undefined) await pinBase(worker.repo, worker.id, worker.baseCommit);
-        const [pinned, adopted] = await Promise.allSettled([pinning, adoptPooledCheckout(worker.workspace, slot.checkout, target, owner)]);
+        const current = slot.checkout.commit === worker.baseCommit;
+        if (!current) await pinBase(worker.repo, worker.id, worker.baseCommit);
+        const [pinned, adopted] = await Promise.allSettled([current ? pinBase(worker.repo, worker.id, worker.baseCommit) : undefined, adoptPooledCheckout(worker.workspace, slot.checkout, target, owner)]);
         if (pinned.status === "rejected") throw pinned.reason;
         if (adopted.status === "rejected") throw adopted.reason;
       } else {
