@@ -2,8 +2,9 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { catalogOf, summarizeRuntimes } from "../runtime/docker/runtime-choice.js";
-import { AppError, toErrorBody } from "../runtime/errors/app-error.js";
-import type { WorkerManager } from "../runtime/workers/worker-manager.js";
+import { AppError } from "../runtime/errors/app-error.js";
+import { describeError } from "./error-hints.js";
+import type { Workers } from "../runtime/workers/workers.js";
 import type { WorkerPools } from "../runtime/workers/worker-pools.js";
 import type { WorkerBridge } from "./mcp/worker-bridge.js";
 import { bearerAuth, hostAndOriginGuard } from "./middleware/guards.js";
@@ -27,7 +28,7 @@ const VERSION = (createRequire(import.meta.url)("../package.json") as { version:
 /** Everything the HTTP app needs; passed in so tests can wire their own. */
 export interface AppDeps {
   readonly token: string;
-  readonly manager: WorkerManager;
+  readonly workers: Pick<Workers, "lookup" | "lifecycle" | "sessions" | "permissions" | "tasks">;
   /** The warm pools (absent: GET /v1/pools lists none and POST is refused). */
   readonly pools?: WorkerPools;
   readonly bridge: WorkerBridge;
@@ -60,7 +61,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
 
   app.onError((error, c) => {
-    const { status, body } = toErrorBody(error);
+    const { status, body } = describeError(error);
     if (status >= 500 && !(error instanceof AppError && error.code === "docker_unavailable")) {
       deps.log(`${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }
@@ -69,7 +70,7 @@ export function createApp(deps: AppDeps): Hono {
     return c.json(body, status as 400);
   });
   app.notFound((c) => {
-    const { status, body } = toErrorBody(new AppError("not_found", `No route ${c.req.method} ${c.req.path}. See the API table in the README.`));
+    const { status, body } = describeError(new AppError("not_found", `No route ${c.req.method} ${c.req.path}. See the API table in the README.`));
     return c.json(body, status as 404);
   });
 
@@ -81,7 +82,7 @@ export function createApp(deps: AppDeps): Hono {
       const runtime = summarizeRuntimes(catalogOf(info), deps.configuredRuntime);
       return c.json({ ok: true, docker: { available: true, version: info.serverVersion, apiVersion: info.apiVersion, runtime } });
     } catch (error) {
-      const { body } = toErrorBody(error);
+      const { body } = describeError(error);
       return c.json({ ok: false, docker: { available: false, error: body.error.message } }, 503);
     }
   });
@@ -103,15 +104,15 @@ export function createApp(deps: AppDeps): Hono {
   );
   app.use("/v1/workers/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
-  app.get("/v1/workers/:id/shell", (deps.shells ?? new ShellUpgrades()).route(deps.manager));
-  app.route("/v1/workers", createWorkerRoutes(deps.manager, deps.baseUrl));
+  app.get("/v1/workers/:id/shell", (deps.shells ?? new ShellUpgrades()).route(deps.workers.sessions));
+  app.route("/v1/workers", createWorkerRoutes(deps.workers, deps.baseUrl));
   app.use("/v1/pools", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.route("/v1/pools", createPoolRoutes(deps.pools));
   app.use("/v1/approvals/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.route("/v1/approvals", createApprovalRoutes(deps.approvals));
   app.route(
     "/v1",
-    createEventRoutes(deps.events, (id) => deps.manager.get(id).then(() => true, () => false)),
+    createEventRoutes(deps.events, (id) => deps.workers.lookup.get(id).then(() => true, () => false)),
   );
 
   return app;

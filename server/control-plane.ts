@@ -24,7 +24,8 @@ import { ensureSandboxImage } from "../runtime/image/sandbox-image.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { LowdbStateStore } from "../runtime/store/lowdb-store.js";
 import { ResourceWatchdog } from "../runtime/workers/resource-watchdog.js";
-import { WorkerManager } from "../runtime/workers/worker-manager.js";
+import { createWorkers } from "../runtime/workers/create-workers.js";
+import type { Workers } from "../runtime/workers/workers.js";
 import { WorkerPool } from "../runtime/workers/worker-pool.js";
 import { resolvePoolRepo, WorkerPools } from "../runtime/workers/worker-pools.js";
 import { McpStandby } from "../runtime/workers/mcp-standby.js";
@@ -54,7 +55,7 @@ export interface ControlPlane {
   readonly image: string;
   /** What workers run under: the runtime a default-policy worker gets and the exceptions. */
   readonly runtime: RuntimeSummary;
-  readonly manager: WorkerManager;
+  readonly workers: Workers;
   readonly bridge: WorkerBridge;
   /** The host-wide queue for heavy work. */
   readonly admission: AdmissionQueue;
@@ -122,7 +123,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     defaultRuntime.runtime,
     { emptySize: config.poolSize, repos: poolRepos },
   );
-  const manager = new WorkerManager({
+  const workers = createWorkers({
     config,
     store,
     driver,
@@ -139,12 +140,12 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     events,
     admission,
   });
-  secrets = () => [token, ...manager.secrets()];
-  await manager.reconcile();
+  secrets = () => [token, ...workers.secrets()];
+  await workers.lifecycle.reconcile();
   await pools.start(driver, instance, config.dataDir, new Set((await store.listWorkers()).map((worker) => worker.containerId).filter((id): id is string => id !== undefined)));
   const approvals = new ApprovalQueue(store, {
     event: (workerId, type, data) => events.append(workerId, type, data),
-    grantForLife: (workerId, permission) => manager.grantPermission(workerId, permission),
+    grantForLife: (workerId, permission) => workers.permissions.grantPermission(workerId, permission),
   });
   await approvals.abandonLeftovers();
   const agents = new AgentRunner(driver, (workerId, type, data) => events.append(workerId, type, data));
@@ -153,15 +154,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     driver,
     agents,
     admission,
-    requireRunning: (workerId) => manager.requireRunning(workerId),
+    requireRunning: (workerId) => workers.lookup.requireRunning(workerId),
     event: (workerId, type, data) => events.append(workerId, type, data),
   });
   let port = config.port;
   const urlHost = config.host.includes(":") ? `[${config.host}]` : config.host;
   const baseUrl = () => `http://${urlHost}:${port}`;
-  const orchestrator = new OrchestratorEndpoint({ manager, pipeline, agents, driver, baseUrl }, config.maxMcpBodyBytes);
-  manager.setNetPrompter(async (workerId, target) => {
-    const worker = await manager.get(workerId);
+  const orchestrator = new OrchestratorEndpoint({ workers, pipeline, agents, driver, baseUrl }, config.maxMcpBodyBytes);
+  workers.permissions.setNetPrompter(async (workerId, target) => {
+    const worker = await workers.lookup.get(workerId);
     try {
       const request = buildApprovalRequest({ kind: "permission", tool: "net", input: null, permission: { kind: "net", target } }, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
       const answer = await approvals.request({ workerId, ...request }, worker.approvals, AbortSignal.timeout(worker.approvals.timeoutMs + 1_000));
@@ -173,15 +174,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     }
   });
   const bridge = new WorkerBridge({
-    openTransport: async (workerId) => new ExecStdioTransport(await manager.openMcpSession(workerId)),
+    openTransport: async (workerId) => new ExecStdioTransport(await workers.sessions.openMcpSession(workerId)),
     idleMs: config.sessionIdleMs,
     serverMethods: { elicitation: config.mcpElicitation, sampling: config.mcpSampling },
     maxBodyBytes: config.maxMcpBodyBytes,
     log,
-    onActivity: (workerId) => manager.touch(workerId),
+    onActivity: (workerId) => workers.activity.touch(workerId),
     onAdmissionRequest: ({ workerId, signal, onPosition }) => admission.acquire(workerId, { signal, onPosition }),
     onApprovalRequest: async ({ workerId, sessionId, params, signal }) => {
-      const worker = await manager.get(workerId);
+      const worker = await workers.lookup.get(workerId);
       // The request comes from inside the sandbox: the host validates it and writes the reviewer's text itself.
       const request = buildApprovalRequest(params, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
       return approvals.request({ workerId, ...(sessionId === undefined ? {} : { sessionId }), ...request }, worker.approvals, signal);
@@ -199,12 +200,12 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     },
     onResponse: (workerId, message) => {
       const { gate, audit } = readToolReports(message);
-      if (gate !== undefined) manager.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
-      if (Array.isArray(audit)) manager.recordAudit(workerId, audit, "sandbox").catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
+      if (gate !== undefined) workers.tasks.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
+      if (Array.isArray(audit)) workers.permissions.recordAudit(workerId, audit, "sandbox").catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
     },
   });
-  manager.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
-  const watchdog = new ResourceWatchdog(manager, config.watchdogIntervalMs, log, (workerId, type, data) => events.append(workerId, type, data));
+  workers.lifecycle.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
+  const watchdog = new ResourceWatchdog(workers, config.watchdogIntervalMs, log, (workerId, type, data) => events.append(workerId, type, data));
   watchdog.start();
 
   const shells = new ShellUpgrades();
@@ -212,7 +213,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     pools,
     shells,
     token,
-    manager,
+    workers,
     bridge,
     driver,
     configuredRuntime: config.runtime,
@@ -247,7 +248,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     tokenFile: file,
     image,
     runtime: runtimeSummary,
-    manager,
+    workers,
     bridge,
     admission,
     pool: pools.empty,
@@ -257,7 +258,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       await orchestrator.closeAll();
       shells.closeAll();
       await bridge.closeAll();
-      await manager.close();
+      await workers.lifecycle.close();
       await pools.close();
       standby.closeAll();
       await new Promise<void>((resolve) => {

@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { AppError } from "../runtime/errors/app-error.js";
 import { ShellTerminalSchema, type InteractiveShell } from "../runtime/workers/interactive-shell.js";
-import type { WorkerManager } from "../runtime/workers/worker-manager.js";
+import type { WorkerSessions } from "../runtime/workers/workers.js";
 import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "./shell-frames.js";
 
 /** The query of `GET /v1/workers/:id/shell`: the client's terminal. */
@@ -35,7 +35,7 @@ export class ShellUpgrades {
   private readonly sockets = new Set<Duplex>();
 
   /** The route that opens a shell; refuses a plain GET, which could not carry it. */
-  route(manager: WorkerManager) {
+  route(sessions: Pick<WorkerSessions, "openShell">) {
     return async (c: Context) => {
       if (c.req.header(UPGRADE_HEADER) !== this.secret) {
         throw new AppError("invalid_input", `GET /v1/workers/:id/shell opens an interactive shell: send it with 'Connection: Upgrade' and 'Upgrade: ${SHELL_PROTOCOL}' (the CLI's 'workcell shell <id>' from a terminal does), or run commands with POST /v1/workers/:id/exec.`);
@@ -49,7 +49,7 @@ export class ShellUpgrades {
         const problems = issues.map((issue) => `${issue.path.join(".") || "query"}: ${issue.message}`).join("; ");
         throw new AppError("invalid_input", `Invalid terminal for the shell: ${problems}. Send columns and rows as whole numbers from 1 to 1000, and term like xterm-256color.`);
       }
-      const shell = await manager.openShell(c.req.param("id") ?? "", parsed.data);
+      const shell = await sessions.openShell(c.req.param("id") ?? "", parsed.data);
       const key = randomUUID();
       this.opened.set(key, shell);
       return c.body(null, 200, { [SHELL_KEY_HEADER]: key });

@@ -200,7 +200,7 @@ export class PipelineService {
 
   private async load(id: string): Promise<Task> {
     const task = await this.deps.store.getTask(id);
-    if (task === undefined) throw new AppError("not_found", `No task with id "${id.slice(0, 64)}". accept_goal starts one; GET /v1/tasks lists them.`);
+    if (task === undefined) throw new AppError("not_found", `No task with id "${id.slice(0, 64)}". accept_goal starts one; list the tasks to see their ids.`, { details: { action: "list_tasks" } });
     return task;
   }
 }

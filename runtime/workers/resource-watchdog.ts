@@ -2,7 +2,7 @@ import { execa } from "execa";
 import { measureDiskImage } from "../workspace/disk-image.js";
 import type { DiskUsage } from "../workspace/disk-image-plan.js";
 import { limitExceeded } from "./resource-limits.js";
-import type { WorkerManager } from "./worker-manager.js";
+import type { Workers } from "./workers.js";
 import type { Worker } from "./worker.js";
 
 const DU_TIMEOUT_MS = 30_000;
@@ -31,7 +31,7 @@ export class ResourceWatchdog {
   private readonly diskLevels = new Map<string, DiskUsage["level"]>();
 
   constructor(
-    private readonly manager: WorkerManager,
+    private readonly workers: Pick<Workers, "lookup" | "lifecycle" | "activity">,
     private readonly intervalMs: number,
     private readonly log: (message: string) => void,
     private readonly event: EventSink = async () => undefined,
@@ -51,16 +51,16 @@ export class ResourceWatchdog {
     if (this.checking) return;
     this.checking = true;
     try {
-      for (const worker of await this.manager.list()) {
+      for (const worker of await this.workers.lookup.list()) {
         if (worker.status !== "running") continue;
         const hardLimit = worker.diskEnforcement === "image";
         if (hardLimit) await this.reportDisk(worker);
         const reason = limitExceeded(worker, {
           nowMs: Date.now(),
           diskKb: hardLimit ? undefined : await measureDiskKb(worker.workspace),
-          lastActivityMs: this.manager.lastActivity(worker.id),
+          lastActivityMs: this.workers.activity.lastActivity(worker.id),
         });
-        if (reason !== undefined) await this.manager.stopForLimit(worker.id, reason);
+        if (reason !== undefined) await this.workers.lifecycle.stopForLimit(worker.id, reason);
       }
     } catch (error) {
       this.log(`resource watchdog: ${error instanceof Error ? error.message : String(error)}`);

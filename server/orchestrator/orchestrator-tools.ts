@@ -8,12 +8,12 @@ import type { PipelineService } from "../../runtime/pipeline/pipeline-service.js
 import type { StepTool } from "../../runtime/pipeline/transitions.js";
 import { callWorkerTool } from "../../runtime/workers/in-container.js";
 import { TEMPLATES } from "../../runtime/workers/templates.js";
-import type { WorkerManager } from "../../runtime/workers/worker-manager.js";
+import type { Workers } from "../../runtime/workers/workers.js";
 import { AgentSpecSchema, type Worker } from "../../runtime/workers/worker.js";
 
 /** What the orchestrator's tools work with. */
 export interface OrchestratorDeps {
-  readonly manager: WorkerManager;
+  readonly workers: Pick<Workers, "lookup" | "lifecycle" | "sessions" | "tasks">;
   readonly pipeline: PipelineService;
   readonly agents: AgentRunner;
   readonly driver: ContainerDriver;
@@ -44,7 +44,8 @@ const workerRef = z.string().min(1).max(100).describe("Worker id or name");
 
 /** Registers the worker lifecycle, inspection and pipeline tools on the orchestrator's server. */
 export function registerOrchestratorTools(server: McpServer, deps: OrchestratorDeps): void {
-  const { manager, pipeline, agents, driver } = deps;
+  const { workers, pipeline, agents, driver } = deps;
+  const { lookup, lifecycle, sessions, tasks } = workers;
   const summarize = (worker: Worker) => ({
     id: worker.id,
     name: worker.name,
@@ -73,7 +74,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     (args) =>
       guard(async () => {
         const template = args.template === undefined ? undefined : TEMPLATES[args.template];
-        const worker = await manager.create({
+        const worker = await lifecycle.create({
           repo: args.repo,
           name: args.name,
           ...(args.baseRef === undefined ? {} : { baseRef: args.baseRef }),
@@ -86,14 +87,14 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   );
 
   server.registerTool("list_workers", { description: "All workers with their status.", inputSchema: {}, annotations: { readOnlyHint: true } }, () =>
-    guard(async () => json({ workers: (await manager.list()).map((worker) => ({ ...summarize(worker), busy: agents.status(worker.id).busy })) }))(),
+    guard(async () => json({ workers: (await lookup.list()).map((worker) => ({ ...summarize(worker), busy: agents.status(worker.id).busy })) }))(),
   );
 
   server.registerTool("stop_worker", { description: "Stop a worker's container (the workspace is kept).", inputSchema: { worker: workerRef }, annotations: { destructiveHint: false } }, ({ worker }) =>
     guard(async () => {
-      const target = await manager.resolve(worker);
+      const target = await lookup.resolve(worker);
       agents.stop(target.id);
-      return json(summarize(await manager.stop(target.id)));
+      return json(summarize(await lifecycle.stop(target.id)));
     })(),
   );
 
@@ -102,9 +103,9 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     { description: "Remove a worker; its workspace is deleted unless delete_workspace is false.", inputSchema: { worker: workerRef, delete_workspace: z.boolean().optional().describe("Delete the workspace (default true)") }, annotations: { destructiveHint: true } },
     ({ worker, delete_workspace }) =>
       guard(async () => {
-        const target = await manager.resolve(worker);
+        const target = await lookup.resolve(worker);
         agents.stop(target.id);
-        return json(await manager.remove(target.id, { keepWorkspace: delete_workspace === false }));
+        return json(await lifecycle.remove(target.id, { keepWorkspace: delete_workspace === false }));
       })(),
   );
 
@@ -113,9 +114,9 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     { description: "Find workers whose container crashed; with fix, restart them on their workspace.", inputSchema: { fix: z.boolean().optional().describe("Restart the crashed workers") }, annotations: { destructiveHint: false } },
     ({ fix }) =>
       guard(async () => {
-        const crashed = (await manager.list()).filter((worker) => worker.status === "failed" && worker.gate?.task?.status !== "failed");
+        const crashed = (await lookup.list()).filter((worker) => worker.status === "failed" && worker.gate?.task?.status !== "failed");
         const fixed: string[] = [];
-        if (fix) for (const worker of crashed) if ((await manager.start(worker.id)).status === "running") fixed.push(worker.id);
+        if (fix) for (const worker of crashed) if ((await lifecycle.start(worker.id)).status === "running") fixed.push(worker.id);
         return json({ healthy: crashed.length === 0, crashed: crashed.map(summarize), fixed });
       })(),
   );
@@ -123,7 +124,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   server.registerTool(
     "set_worker_model",
     { description: "Set the model the worker's agent uses from its next prompt on.", inputSchema: { worker: workerRef, model: z.string().min(1).max(200).describe("Model name") }, annotations: { idempotentHint: true } },
-    ({ worker, model }) => guard(async () => json(summarize(await manager.setModel((await manager.resolve(worker)).id, model))))(),
+    ({ worker, model }) => guard(async () => json(summarize(await tasks.setModel((await lookup.resolve(worker)).id, model))))(),
   );
 
   server.registerTool(
@@ -131,9 +132,9 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     { description: "Status, whether its agent is busy, its last output, what changed since the base, and the active task.", inputSchema: { worker: workerRef }, annotations: { readOnlyHint: true } },
     ({ worker }) =>
       guard(async () => {
-        const target = await manager.resolve(worker);
+        const target = await lookup.resolve(worker);
         const agent = agents.status(target.id);
-        const diff = target.status === "running" ? await manager.diff(target.id).catch(() => undefined) : undefined;
+        const diff = target.status === "running" ? await sessions.diff(target.id).catch(() => undefined) : undefined;
         const task = await pipeline.activeTask(target.id);
         return json({
           status: target.status,
@@ -156,7 +157,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     },
     ({ worker }) =>
       guard(async () => {
-        const diff = await manager.diff((await manager.resolve(worker)).id);
+        const diff = await sessions.diff((await lookup.resolve(worker)).id);
         const truncated = diff.patch.length > MAX_PATCH_CHARS;
         return json({ ...diff, patch: truncated ? diff.patch.slice(0, MAX_PATCH_CHARS) : diff.patch, truncated });
       })(),
@@ -169,12 +170,12 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       inputSchema: { worker: workerRef, branch: z.string().min(1).max(250).optional().describe("Branch to create or move forward in the source repository") },
       annotations: { destructiveHint: false },
     },
-    ({ worker, branch }) => guard(async () => json(await manager.export((await manager.resolve(worker)).id, branch)))(),
+    ({ worker, branch }) => guard(async () => json(await sessions.export((await lookup.resolve(worker)).id, branch)))(),
   );
 
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
     guard(async () => {
-      const { worker, containerId } = await manager.requireRunning((await manager.resolve(ref)).id);
+      const { worker, containerId } = await lookup.requireRunning((await lookup.resolve(ref)).id);
       const result = await callWorkerTool(driver, containerId, tool, args);
       return { content: result.content as CallToolResult["content"], ...(result.isError ? { isError: true } : {}) };
     })();
@@ -203,9 +204,9 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     },
     ({ goal, type, worker }) =>
       guard(async () => {
-        const target = await manager.resolve(worker);
+        const target = await lookup.resolve(worker);
         // A worker whose last task ended takes the new goal as a new task.
-        const fresh = (target.gate?.task ?? null) !== null && target.agent !== undefined ? await manager.startNewTask(target.id) : target;
+        const fresh = (target.gate?.task ?? null) !== null && target.agent !== undefined ? await tasks.startNewTask(target.id) : target;
         return json(await pipeline.acceptGoal({ goal, type, worker: fresh }));
       })(),
   );

@@ -8,27 +8,31 @@ import type { ApprovalQueue } from "../../../runtime/approvals/approval-queue.js
 import type { PipelineService } from "../../../runtime/pipeline/pipeline-service.js";
 import type { OrchestratorEndpoint } from "../../../server/orchestrator/orchestrator-endpoint.js";
 import type { EventLog } from "../../../runtime/events/event-log.js";
-import type { WorkerManager } from "../../../runtime/workers/worker-manager.js";
+import type { Workers } from "../../../runtime/workers/workers.js";
 
 const TOKEN = "unit-test-token-0123456789";
 const calls: string[] = [];
 
 // Only what the routes under test reach; anything else fails the test loudly.
-const manager = {
-  list: async () => {
-    calls.push("list");
-    return [];
+const workers = {
+  lookup: {
+    list: async () => {
+      calls.push("list");
+      return [];
+    },
   },
-  create: async () => {
-    calls.push("create");
-    throw new Error("create must not be reached with invalid input");
+  lifecycle: {
+    create: async () => {
+      calls.push("create");
+      throw new Error("create must not be reached with invalid input");
+    },
   },
-} as unknown as WorkerManager;
+} as unknown as Workers;
 
 function makeApp(driver: Partial<ContainerDriver> = {}) {
   return createApp({
     token: TOKEN,
-    manager,
+    workers,
     bridge: {} as WorkerBridge,
     driver: { info: async () => ({ serverVersion: "1", apiVersion: "1.41", os: "x", containers: 0, cpus: 2, memoryBytes: 1, runtimes: ["runc", "runsc"], runtimeDetails: { runsc: { path: "/usr/bin/runsc", args: ["--network=none", "--host-uds=open"] } }, runcVersion: undefined }), ...driver } as ContainerDriver,
     allowedHosts: () => allowedHostHeaders("127.0.0.1", 7070),

@@ -4,7 +4,8 @@ import { createApp } from "../../../server/app.js";
 import { OPERATIONS, toOpenApiPath } from "../../../server/openapi.js";
 import type { AppDeps } from "../../../server/app.js";
 import { allowedHostHeaders } from "../../../server/middleware/guards.js";
-import { PublicWorkerSchema, toPublicWorker } from "../../../runtime/workers/worker.js";
+import { PublicWorkerSchema } from "../../../runtime/workers/worker.js";
+import { toPublicWorker } from "../../../server/routes/present-worker.js";
 import { sampleWorker } from "../runtime/fixtures.js";
 
 const HOST = { host: "127.0.0.1:7070" };
@@ -13,6 +14,7 @@ const HOST = { host: "127.0.0.1:7070" };
 function makeApp() {
   return createApp({
     token: "unit-test-token-0123456789",
+    workers: {},
     allowedHosts: () => allowedHostHeaders("127.0.0.1", 7070),
     baseUrl: () => "http://127.0.0.1:7070",
     maxBodyBytes: 1024,

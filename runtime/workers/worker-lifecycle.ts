@@ -1,0 +1,254 @@
+import { mkdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { ContainerDriver } from "../docker/container-driver.js";
+import { LABEL_INSTANCE, usesEgressProxy } from "../docker/container-spec.js";
+import type { RuntimeCatalog } from "../docker/runtime-choice.js";
+import { AppError } from "../errors/app-error.js";
+import { pinBase, unpinBase } from "../git/source-repo.js";
+import { createDiskImage, disposeWorkspace, mountDiskImage, releaseOrphanImages, unmountWorkspace } from "../workspace/disk-image.js";
+import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
+import type { McpStandby } from "./mcp-standby.js";
+import { claimPoolSlot, isPoolable } from "./pool-claim.js";
+import type { ToolsChannels } from "./tools-channel.js";
+import { planWorker } from "./worker-creation.js";
+import type { WorkerEgress } from "./worker-egress.js";
+import type { WorkerLauncher } from "./worker-launcher.js";
+import { writePolicyFile } from "./worker-policy.js";
+import type { WorkerPools } from "./worker-pools.js";
+import type { WorkerRecords } from "./worker-records.js";
+import { reconcileWorkers } from "./worker-status.js";
+import type { CreateWorkerInput, RemoveResult, Worker } from "./worker.js";
+import type { WorkerDownListener, WorkerLifecycle } from "./workers.js";
+
+const STOP_TIMEOUT_S = 5;
+
+/** What the lifecycle needs. */
+export interface LifecycleDeps {
+  readonly records: WorkerRecords;
+  readonly driver: ContainerDriver;
+  readonly launcher: WorkerLauncher;
+  readonly egress: WorkerEgress;
+  readonly channels: ToolsChannels;
+  readonly dataDir: string;
+  /** The runtime WORKCELL_RUNTIME asks for, if any. */
+  readonly configuredRuntime: string | undefined;
+  /** The sandbox image workers use unless they ask for another. */
+  readonly defaultImage: string;
+  /** Identifies this control plane's containers (derived from the data dir). */
+  readonly instance: string;
+  /** Who workspaces are handed to, when the control plane runs as another uid. */
+  readonly workspaceOwner: { uid: number; gid: number } | undefined;
+  /** The control plane's own environment, source of env vars granted by name. */
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
+  /** OCI runtimes the engine offers, and its default. */
+  readonly runtimes: RuntimeCatalog;
+  /** Started containers ready to become default-policy workers (absent: always cold). */
+  readonly pools?: WorkerPools;
+  /** MCP servers started with each container for its first session. */
+  readonly standby?: McpStandby;
+  /** Whether each workspace gets its own filesystem image, making diskMb a hard limit. */
+  readonly diskImages?: boolean;
+}
+
+/**
+ * Creates, starts, stops and removes workers: workspace, container, state and event log.
+ * Operations on one worker run one at a time; a failed creation leaves nothing behind.
+ */
+export class LifecycleController implements WorkerLifecycle {
+  /** Names of workers being created right now, so two creations cannot both take one name. */
+  private readonly namesInCreation = new Set<string>();
+
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  onWorkerDown(listener: WorkerDownListener): () => void {
+    return this.deps.records.onWorkerDown(listener);
+  }
+
+  async reconcile(): Promise<void> {
+    const { records, driver, egress } = this.deps;
+    await reconcileWorkers(records.store, driver, { [LABEL_INSTANCE]: this.deps.instance });
+    const workers = await records.store.listWorkers();
+    await releaseOrphanImages(this.deps.dataDir, new Set(workers.map((worker) => worker.id)));
+    for (const worker of workers) {
+      records.addSecrets(Object.values(worker.env));
+      egress.setPolicy(worker.id, worker.permissions);
+      await writePolicyFile(records.runDir(worker.id), worker.permissions, worker.approvals).catch(() => undefined);
+      // After a reboot the image is there but not mounted; a container must never get the bare directory.
+      if (worker.diskEnforcement === "image") {
+        await mountDiskImage(worker.workspace).catch((error: unknown) => records.event(worker.id, "workspace_mount_failed", { reason: error instanceof Error ? error.message : String(error) }));
+      }
+      if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await egress.ensure(worker.id);
+    }
+  }
+
+  async create(input: CreateWorkerInput): Promise<Worker> {
+    if (input.name !== undefined) await this.claimName(input.name);
+    try {
+      return await this.createClaimed(input);
+    } finally {
+      if (input.name !== undefined) this.namesInCreation.delete(input.name);
+    }
+  }
+
+  async start(id: string): Promise<Worker> {
+    const { records } = this.deps;
+    return records.lock.run(id, async () => {
+      const worker = await records.load(id);
+      if (worker.diskEnforcement === "image") await mountDiskImage(worker.workspace);
+      const exists = await stat(worker.workspace).then((s) => s.isDirectory(), () => false);
+      if (!exists) throw new AppError("conflict", `The workspace of worker ${id} is gone (${worker.workspace}); it cannot be started. Remove the worker and create a new one.`);
+      const started = await this.deps.launcher.launch({ ...worker, desired: "running" });
+      await records.event(id, "started");
+      return started;
+    });
+  }
+
+  async stop(id: string): Promise<Worker> {
+    const { records } = this.deps;
+    await this.preempt(id, "the worker is being stopped", "stop");
+    return records.lock.run(id, async () => {
+      const stopped = await this.halt(await records.load(id), {});
+      await records.event(id, "stopped");
+      return stopped;
+    });
+  }
+
+  async stopForLimit(id: string, reason: string): Promise<void> {
+    const { records } = this.deps;
+    await this.preempt(id, `the worker is being stopped: ${reason}`, "stop");
+    await records.lock.run(id, async () => {
+      const worker = await records.load(id);
+      if (worker.desired !== "running") return;
+      await this.halt(worker, { stopReason: reason });
+      await records.event(id, "stopped_by_limit", { reason });
+    });
+  }
+
+  async remove(id: string, options: { keepWorkspace: boolean }): Promise<RemoveResult> {
+    const { records, driver } = this.deps;
+    await this.preempt(id, "the worker is being removed", "remove");
+    return records.lock.run(id, async () => {
+      const worker = await records.load(id);
+      records.emitDown(id);
+      if (worker.containerId !== undefined) {
+        this.deps.standby?.drop(worker.containerId);
+        await driver.remove(worker.containerId);
+      }
+      await this.deps.egress.forget(id);
+      await unpinBase(worker.repo, id);
+      await records.event(id, "removed", { keepWorkspace: options.keepWorkspace });
+      // The event log stays: the audit trail outlives the worker.
+      await disposeWorkspace(worker.workspace, { keep: options.keepWorkspace });
+      await rm(records.runDir(id), { recursive: true, force: true });
+      await records.store.deleteWorker(id);
+      return { id, status: "removed", ...(options.keepWorkspace ? { workspace: worker.workspace } : {}) };
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.deps.channels.closeAll();
+    await this.deps.egress.closeAll();
+  }
+
+  /** Refuses a name another worker has, or is being created with: a name must find one worker. */
+  private async claimName(name: string): Promise<void> {
+    const holder = this.namesInCreation.has(name) ? "being created" : (await this.deps.records.store.listWorkers()).find((worker) => worker.name === name)?.id;
+    if (holder !== undefined) {
+      throw new AppError("conflict", `name: a worker named "${name}" exists already (${holder}). Choose another name, or remove that worker first.`, {
+        details: { field: "name", worker: holder },
+      });
+    }
+    this.namesInCreation.add(name);
+  }
+
+  private async createClaimed(input: CreateWorkerInput): Promise<Worker> {
+    const { records, driver, pools } = this.deps;
+    const { worker, secrets, runtimeNote } = await planWorker(input, {
+      dataDir: this.deps.dataDir,
+      hostEnv: this.deps.hostEnv,
+      runtimes: this.deps.runtimes,
+      configuredRuntime: this.deps.configuredRuntime,
+      defaultImage: this.deps.defaultImage,
+      diskEnforcement: this.deps.diskImages === true ? "image" : "watchdog",
+      newId: () => records.newId(),
+      workspaceOf: (id) => path.join(records.workerDir(id), "workspace"),
+    });
+    records.addSecrets(secrets);
+    const { id } = worker;
+    const slot = pools !== undefined && isPoolable(worker, this.deps.defaultImage, pools.runtime) ? await pools.claim(worker.repo) : undefined;
+    if (slot !== undefined) {
+      const claimDeps = { records, driver, egress: this.deps.egress, owner: this.deps.workspaceOwner };
+      const claimed = await records.lock.run(id, () => claimPoolSlot(claimDeps, worker, slot)).catch(async (error: unknown) => {
+        records.event(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
+        return undefined;
+      });
+      if (claimed !== undefined) return claimed;
+    }
+    return records.lock.run(id, async () => {
+      if (input.image !== undefined && !(await driver.imageExists(input.image))) {
+        throw new AppError("invalid_input", `image: "${input.image}" does not exist on the Docker engine. Build or pull it first, or omit image to use the sandbox image.`, { details: { field: "image" } });
+      }
+      try {
+        await pinBase(worker.repo, id, worker.baseCommit);
+        if (worker.diskEnforcement === "image") await createDiskImage(worker.workspace, worker.resources.diskMb);
+        else await mkdir(worker.workspace, { recursive: true });
+        await records.store.putWorker(worker);
+        // The container (and the MCP server started with it) comes up while the workspace is
+        // cloned into its mounted directory: nothing in it reads the workspace before the 201.
+        const owner = this.deps.workspaceOwner;
+        const [launched, cloned] = await Promise.allSettled([
+          this.deps.launcher.launch(worker),
+          (async () => {
+            await createSharedClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
+            if (owner !== undefined) await chownTree(worker.workspace, owner.uid, owner.gid);
+          })(),
+        ]);
+        if (cloned.status === "rejected") throw cloned.reason;
+        if (launched.status === "rejected") throw launched.reason;
+        await records.event(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, ...(runtimeNote === undefined ? {} : { runtimeNote }) });
+        return launched.value;
+      } catch (error) {
+        await this.discard(worker);
+        throw error;
+      }
+    });
+  }
+
+  /** Ends the worker's sessions, container and proxy, and records it as stopped on purpose. Call under the lock. */
+  private async halt(worker: Worker, extra: Partial<Worker>): Promise<Worker> {
+    this.deps.records.emitDown(worker.id);
+    if (worker.containerId !== undefined) {
+      this.deps.standby?.drop(worker.containerId);
+      await this.deps.driver.stop(worker.containerId, STOP_TIMEOUT_S);
+    }
+    await this.deps.egress.close(worker.id);
+    return this.deps.records.save({ ...worker, ...extra, desired: "stopped", status: "stopped", error: undefined });
+  }
+
+  /** Undoes a half-made creation; every step tolerates what was never done. */
+  private async discard(worker: Worker): Promise<void> {
+    const { records, driver } = this.deps;
+    const stored = await records.store.getWorker(worker.id);
+    const containerId = stored?.containerId ?? worker.containerId;
+    if (containerId !== undefined) await driver.remove(containerId).catch(() => undefined);
+    await this.deps.egress.forget(worker.id).catch(() => undefined);
+    await unpinBase(worker.repo, worker.id).catch(() => undefined);
+    await unmountWorkspace(worker.workspace).catch(() => undefined);
+    await rm(records.workerDir(worker.id), { recursive: true, force: true });
+    await records.store.deleteWorker(worker.id);
+  }
+
+  /**
+   * Ends whatever holds or waits for the worker's lock: aborts the operations and, when there
+   * were any, stops or removes the container so nothing inside it keeps them waiting. The
+   * workspace is untouched. The caller then takes the lock as usual.
+   */
+  private async preempt(id: string, reason: string, how: "stop" | "remove"): Promise<void> {
+    const { records, driver } = this.deps;
+    if (!records.lock.preempt(id, reason)) return;
+    const containerId = (await records.store.getWorker(id))?.containerId;
+    if (containerId === undefined) return;
+    if (how === "stop") await driver.stop(containerId, STOP_TIMEOUT_S);
+    else await driver.remove(containerId);
+  }
+}
