@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** The approval settings of a worker (part of `POST /v1/workers`). */
+/** The approval settings of a worker (part of what it is created with). */
 export const ApprovalSettingsInputSchema = z
   .object({
     tools: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, "must be a tool name such as shell or git_commit")).max(100).optional().describe("Tools that always need approval"),
@@ -46,7 +46,7 @@ export const ApprovalSchema = z.object({
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 
-/** The body of `POST /v1/approvals/:id`. */
+/** A reviewer's answer to one approval. */
 export const DecisionInputSchema = z
   .object({
     decision: z.enum(["approve", "reject", "edit"]),

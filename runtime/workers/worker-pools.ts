@@ -8,7 +8,7 @@ import { clearPoolLeftovers, type PoolSlot, type WorkerPool } from "./worker-poo
 /** Most slots one pool may keep. */
 export const MAX_POOL_SIZE = 64;
 
-/** What a repository pool is set with (POST /v1/pools). */
+/** What a repository pool is set with. */
 export const PoolInputSchema = z
   .object({
     repo: z.string().min(1).describe("Path of a git repository on the control plane's host"),
@@ -31,7 +31,7 @@ export type PoolFactory = (size: number, repo: string | undefined) => WorkerPool
 /**
  * The warm pools of one control plane: at most one of empty slots (WORKCELL_POOL_SIZE) and
  * one per repository whose slots hold a clone made ahead of time (WORKCELL_POOL_REPOS, or
- * POST /v1/pools while running). All build the same default container under the same runtime.
+ * set while running). All build the same default container under the same runtime.
  */
 export class WorkerPools {
   private readonly pools: WorkerPool[];

@@ -12,14 +12,14 @@ export function deriveStatus(worker: Worker, container: ContainerState | undefin
   if (worker.status === "starting" && container === undefined) return { status: "starting" };
   if (worker.desired === "stopped") return { status: "stopped" };
   if (container === undefined) {
-    return { status: "failed", error: `The worker's container no longer exists. POST /v1/workers/${worker.id}/start recreates it on the same workspace.` };
+    return { status: "failed", error: "The worker's container no longer exists. Starting the worker recreates it on the same workspace." };
   }
   if (container.running) {
     const task = worker.gate?.task;
     return task?.status === "failed" ? { status: "failed", error: `Task failed: ${task.reason ?? "no reason given"}` } : { status: "running" };
   }
   const why = container.oomKilled ? "was killed for exceeding its memory limit" : `exited with code ${container.exitCode}`;
-  return { status: "failed", error: `The worker's container ${why}. Its workspace is intact; POST /v1/workers/${worker.id}/start restarts it.` };
+  return { status: "failed", error: `The worker's container ${why}. Its workspace is intact; starting the worker again restarts it.` };
 }
 
 /**

@@ -34,7 +34,7 @@ export const AgentSpecSchema = z
   .strict();
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
-/** The body of `POST /v1/workers`. */
+/** What a worker is created from (the body of a creation request). */
 export const CreateWorkerInputSchema = z
   .object({
     repo: z.string().min(1).refine((value) => value.startsWith("/"), "must be an absolute path to a git repository on the control plane's host"),
@@ -128,20 +128,6 @@ export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs:
   validation: z.object({ validated: z.boolean(), consecutiveFailures: z.number() }).optional(),
 });
 
-/** The answer of `DELETE /v1/workers/:id`: the workspace path only when it was kept. */
+/** What removing a worker answers: the workspace path only when it was kept. */
 export const RemoveResultSchema = z.object({ id: z.string(), status: z.literal("removed"), workspace: z.string().optional() });
 export type RemoveResult = z.infer<typeof RemoveResultSchema>;
-
-/** Fields that never leave the control plane. */
-export function toPublicWorker(worker: Worker, baseUrl: string) {
-  const { desired: _desired, objectDirs: _objectDirs, bindSources: _bindSources, env, gate, audit: _audit, agent, ...visible } = worker;
-  return {
-    ...visible,
-    mcpUrl: `${baseUrl}/v1/workers/${worker.id}/mcp`,
-    envNames: Object.keys(env),
-    ...(agent === undefined ? {} : { agent: { command: agent.command, envNames: Object.keys(agent.env ?? {}) } }),
-    network: worker.permissions.net === true ? "bridged" : Array.isArray(worker.permissions.net) ? "proxied" : "none",
-    ...(gate === undefined ? {} : { task: gate.task, validation: { validated: gate.validatedTree !== null, consecutiveFailures: gate.failures } }),
-  };
-}
-export type PublicWorker = ReturnType<typeof toPublicWorker>;
