@@ -7,7 +7,7 @@ import { z } from "zod";
 import { AppError } from "../runtime/errors/app-error.js";
 import { ShellTerminalSchema, type InteractiveShell } from "../runtime/workers/interactive-shell.js";
 import type { WorkerSessions } from "../runtime/workers/workers.js";
-import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "./shell-frames.js";
+import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../contract/shell-frames.js";
 
 /** The query of `GET /v1/workers/:id/shell`: the client's terminal. */
 export const ShellQuerySchema = z
@@ -27,7 +27,7 @@ const SHELL_KEY_HEADER = "x-workcell-shell";
  * Interactive shells over HTTP: `GET /v1/workers/:id/shell?columns=&rows=&term=` with
  * `Connection: Upgrade` and `Upgrade: workcell-shell`. The request goes through the app
  * like any other (host guard, bearer token, errors as JSON); the route opens the shell and
- * hands it here by key, and the connection then carries frames (shell-frames.ts).
+ * hands it here by key, and the connection then carries frames (contract/shell-frames.ts).
  */
 export class ShellUpgrades {
   private readonly secret = randomBytes(24).toString("hex");

@@ -1,6 +1,6 @@
 import { runClientCommand } from "./commands.js";
 import { CliError } from "./connection.js";
-import { escapeControls } from "./terminal-text.js";
+import { escapeControls } from "../../contract/terminal-text.js";
 
 /** The top-level usage text of `workcell`. */
 export const USAGE = `Usage: workcell <command> [options]

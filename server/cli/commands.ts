@@ -4,7 +4,7 @@ import { CliError, request, resolveConnection, type Connection } from "./connect
 import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
 import { describeEvent, suggestFlag, summarizeArgs } from "./describe.js";
 import { interactiveShell } from "./shell-client.js";
-import { escapeControls, stringifyForTerminal } from "./terminal-text.js";
+import { escapeControls, stringifyForTerminal } from "../../contract/terminal-text.js";
 
 /** What a command needs from the process. */
 export interface CliContext {

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
-import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../shell-frames.js";
+import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../../contract/shell-frames.js";
 import { refused, unreachable, type Connection } from "./connection.js";
 
 /** The terminal the CLI runs in. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "../../../server/shell-frames.js";
+import { encodeFrame, FrameDecoder, MAX_FRAME_BYTES } from "../../../contract/shell-frames.js";
 
 describe("the shell connection's frames", () => {
   it("round-trip data, resize and exit, cut at every byte", () => {

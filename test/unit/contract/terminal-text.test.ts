@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeControls, stringifyForTerminal } from "../../../../server/cli/terminal-text.js";
+import { escapeControls, stringifyForTerminal } from "../../../contract/terminal-text.js";
 
 describe("escapeControls", () => {
   it("shows escape sequences, carriage returns, bells and backspaces as visible text and keeps newlines and tabs", () => {
