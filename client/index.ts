@@ -10,6 +10,7 @@
  * type-only and vanish from the built file.
  */
 import type { z } from "zod";
+import type { SHELL_PROTOCOL } from "../contract/shell-frames.js";
 import type { ApprovalSchema, DecisionInputSchema } from "../runtime/approvals/approval.js";
 import type { ErrorBody, ErrorCode } from "../runtime/errors/app-error.js";
 import type { WorkcellEventSchema } from "../runtime/events/event-log.js";
@@ -47,6 +48,20 @@ export interface WorkcellClientOptions {
   readonly fetch?: typeof fetch;
 }
 
+/** The terminal an interactive shell opens for. */
+export interface ShellTerminal {
+  readonly columns: number;
+  readonly rows: number;
+  /** The terminal type, e.g. xterm-256color (the control plane's default). */
+  readonly term?: string | undefined;
+}
+
+/** How to open an interactive shell: a GET to `url` with `headers`, upgraded (see `WorkcellClient.shellRequest`). */
+export interface ShellRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+}
+
 export interface EventFilter {
   /** Only events with a larger sequence number. */
   readonly after?: number;
@@ -66,6 +81,9 @@ export class WorkcellError extends Error {
     super(message);
   }
 }
+
+// The value of contract/shell-frames.ts's SHELL_PROTOCOL: the client imports types only, and the type keeps the two equal.
+const SHELL_UPGRADE: typeof SHELL_PROTOCOL = "workcell-shell";
 
 const env = (name: string): string | undefined => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 
@@ -125,6 +143,11 @@ export class WorkcellClient {
     return this.#call("POST", `/v1/workers/${encodeURIComponent(id)}/start`);
   }
 
+  /** Starts a new task on a worker whose last task ended: its finish gate starts fresh and its MCP sessions end (409 while a task is open). */
+  startTask(id: string): Promise<WorkerInfo> {
+    return this.#call("POST", `/v1/workers/${encodeURIComponent(id)}/task`);
+  }
+
   remove(id: string, options: { keepWorkspace?: boolean } = {}): Promise<RemoveResult> {
     return this.#call("DELETE", `/v1/workers/${encodeURIComponent(id)}${options.keepWorkspace ? "?keepWorkspace=true" : ""}`);
   }
@@ -176,6 +199,25 @@ export class WorkcellClient {
 
   async tasks(): Promise<Task[]> {
     return (await this.#call<{ tasks: Task[] }>("GET", "/v1/tasks")).tasks;
+  }
+
+  /** One pipeline task with its transitions. */
+  task(id: string): Promise<Task> {
+    return this.#call("GET", `/v1/tasks/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * Where and how to open an interactive shell in a running worker. fetch cannot upgrade a
+   * connection, so this only builds the request: send a GET to `url` with `headers` (in Node,
+   * `http.request` and its "upgrade" event); the upgraded connection then carries the frames
+   * of contract/shell-frames.ts, and a refusal comes back as an ordinary JSON error.
+   */
+  shellRequest(id: string, terminal: ShellTerminal): ShellRequest {
+    const url = new URL(`${this.url}/v1/workers/${encodeURIComponent(id)}/shell`);
+    url.searchParams.set("columns", String(terminal.columns));
+    url.searchParams.set("rows", String(terminal.rows));
+    if (terminal.term !== undefined && terminal.term !== "") url.searchParams.set("term", terminal.term);
+    return { url: url.href, headers: { ...this.headers, connection: "Upgrade", upgrade: SHELL_UPGRADE } };
   }
 
   /** One page of a worker's events; pass `next` back as `after` for the following page (null: no more). */
@@ -234,7 +276,8 @@ function query(params: Record<string, string | number | boolean | undefined>): s
 
 function networkError(url: string, error: unknown): WorkcellError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return new WorkcellError(0, "network", `Cannot reach the control plane at ${url} (${cause?.code ?? cause?.message ?? String(error)}). Is it running ('npm start')?`);
+  const reason = cause?.code ?? cause?.message ?? String(error);
+  return new WorkcellError(0, "network", `Cannot reach the control plane at ${url} (${reason}). Is it running ('npm start')?`, { reason });
 }
 
 async function toError(response: Response): Promise<WorkcellError> {
