@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../server/control-plane.js";
-import { connectShell } from "../../../server/cli/shell-client.js";
+import { connectShell } from "../../../cli/shell-client.js";
 import { encodeFrame, FrameDecoder } from "../../../contract/shell-frames.js";
 import { removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, TEST_TOKEN, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
 import { createTempDir } from "../helpers/test-repo.js";

@@ -1,10 +1,11 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { CliError, request, resolveConnection, type Connection } from "./connection.js";
+import type { Decision, SpawnInput, WorkcellEvent } from "../client/index.js";
+import { escapeControls, stringifyForTerminal } from "../contract/terminal-text.js";
+import { CliError, createClient, resolveConnection, toCliError, type Connection } from "./connection.js";
 import { normalizeBareFlags, PERMISSION_OPTIONS, permissionsFromFlags } from "./permission-flags.js";
 import { describeEvent, suggestFlag, summarizeArgs } from "./describe.js";
 import { interactiveShell } from "./shell-client.js";
-import { escapeControls, stringifyForTerminal } from "../../contract/terminal-text.js";
 
 /** What a command needs from the process. */
 export interface CliContext {
@@ -16,18 +17,6 @@ export interface CliContext {
   stdinIsTty?: boolean;
   /** All of standard input, for commands that take a script from it. */
   readStdin?: () => Promise<string>;
-}
-
-interface Worker {
-  id: string;
-  name: string;
-  status: string;
-  branch: string;
-  repo: string;
-  mcpUrl: string;
-  containerId: string;
-  network?: string;
-  resources?: { cpus: number; memoryMb: number };
 }
 
 const COMMON = { url: { type: "string" as const }, token: { type: "string" as const }, json: { type: "boolean" as const }, help: { type: "boolean" as const, short: "h" } };
@@ -141,6 +130,12 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     return 0;
   }
   const connection = await resolveConnection({ url: flags.url as string | undefined, token: flags.token as string | undefined }, ctx.env);
+  // Every request goes through the typed client; its failures become the CLI's one-line errors and exit codes.
+  const client = createClient(connection);
+  const call = <T>(pending: Promise<T>): Promise<T> =>
+    pending.catch((error: unknown) => {
+      throw toCliError(connection, error);
+    });
   const json = flags.json === true;
   // Everything printed below that came from the server passes through `safe` before any colour is added.
   const print = (value: unknown, human: () => string) => ctx.stdout(`${json ? stringifyForTerminal(value) : human()}\n`);
@@ -159,12 +154,12 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       if (typeof flags.memory === "string") resources.memoryMb = positiveNumber("memory", flags.memory, "2048", command);
       if (typeof flags.cpus === "string") resources.cpus = positiveNumber("cpus", flags.cpus, "1.5", command);
       if (Object.keys(resources).length > 0) body.resources = resources;
-      const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () => request<Worker>(connection, "POST", "/v1/workers", body));
+      const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () => call(client.spawn(body as SpawnInput)));
       print(worker, () => `${color(ctx, 1, safe(worker.id))} ${statusColor(ctx, safe(worker.status))} on ${safe(worker.branch)}\nMCP: ${safe(worker.mcpUrl)}`);
       return 0;
     }
     case "ls": {
-      const { workers } = await request<{ workers: Worker[] }>(connection, "GET", "/v1/workers");
+      const workers = await call(client.list());
       print({ workers }, () =>
         workers.length === 0
           ? "no workers"
@@ -175,10 +170,12 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     case "exec": {
       const id = need(first, "the worker id", command);
       if (rest.length === 0) throw new CliError(`Missing the command after --.\n\n${HELP.exec}`, 2);
-      const result = await request<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean }>(connection, "POST", `/v1/workers/${id}/exec`, {
-        command: rest.length === 1 ? rest[0] : rest,
-        ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
-      });
+      const result = await call(
+        client.exec(id, {
+          command: rest.length === 1 ? (rest[0] as string) : rest,
+          ...(flags.timeout ? { timeoutMs: Number(flags.timeout) } : {}),
+        }),
+      );
       if (json) ctx.stdout(`${stringifyForTerminal(result)}\n`);
       else {
         // On a terminal the command's output is shown with its escapes made visible; piped, it stays byte for byte.
@@ -194,7 +191,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
         // A piped script runs as one REST exec: under the worker's policy, and in its audit trail.
         const script = await ctx.readStdin();
         if (script.trim() === "") throw new CliError(`No script on standard input. Pipe one in (workcell shell ${id} < script.sh), or run it from a terminal for an interactive shell.`, 2);
-        const result = await request<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean }>(connection, "POST", `/v1/workers/${id}/exec`, { command: script });
+        const result = await call(client.exec(id, { command: script }));
         ctx.stdout(result.stdout);
         ctx.stderr(result.stderr);
         if (result.timedOut) ctx.stderr("workcell: the script timed out and was killed\n");
@@ -204,7 +201,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       return interactiveShell(connection, id, { stdin: process.stdin, stdout: process.stdout, term: ctx.env.TERM });
     }
     case "diff": {
-      const diff = await request<{ baseCommit: string; files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}/diff`);
+      const diff = await call(client.diff(need(first, "the worker id", command)));
       print(diff, () =>
         diff.files.length === 0
           ? `no changes since the base (${safe(diff.baseCommit.slice(0, 12))}): nothing committed, staged, edited or added`
@@ -216,7 +213,7 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       return 0;
     }
     case "export": {
-      const result = await request<{ branch: string; commit: string; repo: string; uncommittedFiles?: number }>(connection, "POST", `/v1/workers/${need(first, "the worker id", command)}/export`, flags.branch ? { branch: flags.branch } : {});
+      const result = await call(client.export(need(first, "the worker id", command), flags.branch ? { branch: flags.branch as string } : {}));
       print(result, () => safe(`exported ${result.commit.slice(0, 12)} to ${result.branch} in ${result.repo}`));
       const left = result.uncommittedFiles ?? 0;
       if (left > 0) {
@@ -226,33 +223,25 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       return 0;
     }
     case "rm": {
-      const query = flags["keep-workspace"] ? "?keepWorkspace=true" : "";
-      const result = await request<{ id: string; status: string; workspace?: string }>(connection, "DELETE", `/v1/workers/${need(first, "the worker id", command)}${query}`);
+      const result = await call(client.remove(need(first, "the worker id", command), { keepWorkspace: flags["keep-workspace"] === true }));
       print(result, () => safe(`removed ${result.id}${result.workspace ? ` (workspace kept at ${result.workspace})` : ""}`));
       return 0;
     }
     case "logs": {
       const id = need(first, "the worker id", command);
-      const { events } = await request<{ events: { seq: number; ts: string; type: string; tool?: string; durationMs?: number; isError?: boolean }[] }>(connection, "GET", `/v1/workers/${id}/events?limit=1000`);
-      const line = (e: (typeof events)[number]) => (json ? stringifyForTerminal(e, 0) : `${safe(describeEvent(e))}${e.isError ? color(ctx, 31, " [error]") : ""}`);
+      const { events } = await call(client.events(id, { limit: 1000 }));
+      const line = (e: WorkcellEvent) => (json ? stringifyForTerminal(e, 0) : `${safe(describeEvent(e))}${e.isError ? color(ctx, 31, " [error]") : ""}`);
       for (const event of events) ctx.stdout(`${line(event)}\n`);
       if (!flags.follow) return 0;
-      const response = await fetch(`${connection.url}/v1/events?workerId=${id}&after=${events.at(-1)?.seq ?? 0}`, { headers: { authorization: `Bearer ${connection.token}` } });
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
-          const data = buffer.slice(0, end).split("\n").find((l) => l.startsWith("data:"));
-          buffer = buffer.slice(end + 2);
-          if (data) ctx.stdout(`${line(JSON.parse(data.slice(5)))}\n`);
-        }
+      try {
+        for await (const event of client.watch({ workerId: id, after: events.at(-1)?.seq ?? 0 })) ctx.stdout(`${line(event)}\n`);
+      } catch (error) {
+        throw toCliError(connection, error);
       }
       return 0;
     }
     case "approvals": {
-      const { approvals } = await request<{ approvals: { id: string; workerId: string; tool: string; description: string; input: unknown }[] }>(connection, "GET", "/v1/approvals?status=pending");
+      const approvals = await call(client.approvals({ status: "pending" }));
       print({ approvals }, () =>
         approvals.length === 0
           ? "no pending approvals"
@@ -269,13 +258,13 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
           : flags.input
             ? { decision: "edit", input: JSON.parse(flags.input as string) as unknown, ...(flags.scope ? { scope: flags.scope } : {}) }
             : { decision: "approve", ...(flags.scope ? { scope: flags.scope } : {}) };
-      const decided = await request<{ id: string; status: string }>(connection, "POST", `/v1/approvals/${id}`, body);
+      const decided = await call(client.decide(id, body as Decision));
       print(decided, () => safe(`${decided.id}: ${decided.status}`));
       return 0;
     }
     case "mcp-config": {
-      const worker = await request<Worker>(connection, "GET", `/v1/workers/${need(first, "the worker id", command)}`);
-      ctx.stdout(`${stringifyForTerminal({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: { Authorization: `Bearer ${connection.token}` } } } })}\n`);
+      const worker = await call(client.get(need(first, "the worker id", command)));
+      ctx.stdout(`${stringifyForTerminal({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: client.headers } } })}\n`);
       return 0;
     }
   }

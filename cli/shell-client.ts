@@ -1,8 +1,9 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { Duplex } from "node:stream";
-import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../../contract/shell-frames.js";
-import { refused, unreachable, type Connection } from "./connection.js";
+import type { ShellTerminal } from "../client/index.js";
+import { encodeFrame, FrameDecoder } from "../contract/shell-frames.js";
+import { createClient, refused, unreachable, type Connection } from "./connection.js";
 
 /** The terminal the CLI runs in. */
 export interface TerminalIo {
@@ -12,14 +13,13 @@ export interface TerminalIo {
 }
 
 /** Opens the upgraded connection of `GET /v1/workers/:id/shell`, or throws the server's refusal. */
-export function connectShell(connection: Connection, id: string, terminal: { columns: number; rows: number; term?: string | undefined }): Promise<{ socket: Duplex; head: Buffer }> {
-  const url = new URL(`${connection.url}/v1/workers/${encodeURIComponent(id)}/shell`);
-  url.searchParams.set("columns", String(terminal.columns));
-  url.searchParams.set("rows", String(terminal.rows));
-  if (terminal.term !== undefined && terminal.term !== "") url.searchParams.set("term", terminal.term);
+export function connectShell(connection: Connection, id: string, terminal: ShellTerminal): Promise<{ socket: Duplex; head: Buffer }> {
+  // The client builds the request (address, token, terminal); fetch cannot upgrade, so the socket is opened here.
+  const shell = createClient(connection).shellRequest(id, terminal);
+  const url = new URL(shell.url);
   const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const request = send(url, { headers: { authorization: `Bearer ${connection.token}`, connection: "Upgrade", upgrade: SHELL_PROTOCOL } });
+    const request = send(url, { headers: shell.headers });
     request.on("upgrade", (_response, socket, head) => resolve({ socket, head }));
     request.on("response", (response) => {
       const chunks: Buffer[] = [];

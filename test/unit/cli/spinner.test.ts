@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { withSpinner, type CliContext } from "../../../server/cli/commands.js";
+import { withSpinner, type CliContext } from "../../../cli/commands.js";
 
 function context(isTty: boolean): { ctx: CliContext; written: string[] } {
   const written: string[] = [];

@@ -2,9 +2,9 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { USAGE } from "../../../../server/cli/client-main.js";
+import { USAGE } from "../../../cli/client-main.js";
 
-const root = fileURLToPath(new URL("../../../../", import.meta.url));
+const root = fileURLToPath(new URL("../../../", import.meta.url));
 const bundle = `${root}dist/cli.js`;
 
 beforeAll(() => {

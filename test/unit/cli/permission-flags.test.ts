@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normalizeBareFlags, permissionsFromFlags } from "../../../server/cli/permission-flags.js";
+import { normalizeBareFlags, permissionsFromFlags } from "../../../cli/permission-flags.js";
 
 describe("Deno-style permission flags", () => {
   it("turn lists and bare flags into the policy", () => {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { resolveControlPlaneUrl, WorkcellClient, WorkcellError } from "../client/index.js";
 
 /** Where the CLI finds the control plane and its token. */
 export interface Connection {
@@ -17,35 +18,30 @@ export class CliError extends Error {
   }
 }
 
-/** --url/--token, else WORKCELL_URL/WORKCELL_TOKEN, else the local data dir's token and the default address. */
+/** --url/--token, else WORKCELL_URL/WORKCELL_TOKEN, else the local data dir's token and WORKCELL_HOST/WORKCELL_PORT (as the client finds the plane). */
 export async function resolveConnection(flags: { url?: string | undefined; token?: string | undefined }, env: Readonly<Record<string, string | undefined>>): Promise<Connection> {
-  const url = (flags.url ?? env.WORKCELL_URL ?? `http://${env.WORKCELL_HOST ?? "127.0.0.1"}:${env.WORKCELL_PORT ?? "7070"}`).replace(/\/+$/, "");
+  const url = (flags.url ?? resolveControlPlaneUrl(env)).replace(/\/+$/, "");
   let token = flags.token ?? env.WORKCELL_TOKEN;
   if (token === undefined) {
     const file = path.resolve(env.WORKCELL_DATA_DIR ?? ".workcell", "token");
     token = (await readFile(file, "utf8").catch(() => "")).trim();
     if (token === "") throw new CliError(`No token: pass --token, set WORKCELL_TOKEN, or run this where the control plane's data dir is (${file} was not found).`);
   }
+  // An empty token could only be refused; say so here, as the control plane would (exit 77).
+  if (token === "") throw new CliError("The token is empty: pass --token <token> or set WORKCELL_TOKEN to the token the control plane printed at start (it keeps it in <dataDir>/token).", 77);
   return { url, token };
 }
 
-/** Calls the control plane; a non-2xx answer becomes a one-line CliError carrying the server's message. */
-export async function request<T>(connection: Connection, method: string, route: string, body?: unknown): Promise<T> {
-  let response: Response;
-  try {
-    response = await fetch(`${connection.url}${route}`, {
-      method,
-      headers: { authorization: `Bearer ${connection.token}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw unreachable(connection, cause?.code ?? cause?.message ?? String(error));
-  }
-  const text = await response.text();
-  const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
-  if (!response.ok) throw refused(response.status, parsed);
-  return parsed as T;
+/** The typed client every request of the CLI goes through. */
+export function createClient(connection: Connection): WorkcellClient {
+  return new WorkcellClient({ url: connection.url, token: connection.token });
+}
+
+/** A client's failure as the CLI reports it: unreachable, or the server's message (refused credentials exit 77); anything else unchanged. */
+export function toCliError(connection: Connection, error: unknown): unknown {
+  if (!(error instanceof WorkcellError)) return error;
+  if (error.code === "network") return unreachable(connection, typeof error.details?.reason === "string" ? error.details.reason : error.message);
+  return new CliError(error.message, error.status === 401 || error.status === 403 ? 77 : 1);
 }
 
 /** The error for a control plane that cannot be reached, and why. */

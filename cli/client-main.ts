@@ -1,6 +1,6 @@
+import { escapeControls } from "../contract/terminal-text.js";
 import { runClientCommand } from "./commands.js";
 import { CliError } from "./connection.js";
-import { escapeControls } from "../../contract/terminal-text.js";
 
 /** The top-level usage text of `workcell`. */
 export const USAGE = `Usage: workcell <command> [options]
@@ -17,13 +17,11 @@ else the local data dir's token and http://WORKCELL_HOST:WORKCELL_PORT; --json f
 Environment: WORKCELL_HOST (127.0.0.1), WORKCELL_PORT (7070), WORKCELL_DATA_DIR (./.workcell),
 WORKCELL_TOKEN (generated into <dataDir>/token when unset), DOCKER_HOST.`;
 
-/** The commands that start or build the control plane itself; every other command is a client's. */
-export const PLANE_COMMANDS: ReadonlySet<string> = new Set(["serve", "build-image"]);
-
 /**
- * Runs `workcell <argv>` for everything but the control plane's own commands: usage, and
- * the client commands against a running plane. Loads nothing of the control plane, so it
- * starts fast (bin/ runs it from a prebuilt bundle). Answers the exit code.
+ * Runs `workcell <argv>` for everything but the control plane's own commands (bin/ sends
+ * those to server/cli.ts): usage, and the client commands against a running plane through
+ * the typed client. Loads nothing of the control plane, so it starts fast (bin/ runs it from
+ * a prebuilt bundle). Answers the exit code.
  */
 export async function runClientMain(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -46,8 +44,8 @@ export async function runClientMain(argv: readonly string[]): Promise<number> {
 }
 
 /** Prints a failure the way every workcell command does, and answers its exit code. */
-export function reportFailure(error: unknown, isPlaneError: (error: unknown) => boolean = () => false): number {
-  const message = error instanceof CliError || isPlaneError(error) ? (error as Error).message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+export function reportFailure(error: unknown): number {
+  const message = error instanceof CliError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   // A server error may quote worker-controlled text (a path, a command).
   process.stderr.write(`workcell: ${escapeControls(message)}\n`);
   return error instanceof CliError ? error.exitCode : 1;
