@@ -2,22 +2,27 @@
 // The lint rule that keeps the architecture's import direction: server → runtime only;
 // runtime imports neither server/ nor tools/; tools/ (the in-container program) imports
 // neither and never writes to the console (stdout is its MCP channel); client/ (the published
-// HTTP client) imports only types, from runtime/, so its built file has no dependencies.
-// contract/ (what the control plane and the sandbox agree on: wire names, container paths
-// and variables) is imported by both sides and imports nothing of the project, and no
-// package but zod, so each side reads the one definition.
+// HTTP client) imports only types, from runtime/ and contract/, so its built file has no
+// dependencies. contract/ (what the control plane, the sandbox and the CLI agree on: wire
+// names, container paths and variables, the shell connection's frames) is imported by every
+// side and imports nothing of the project, and no package but zod, so each side reads the
+// one definition. cli/ (the `workcell` client commands) talks to the control plane only
+// through client/, so it may import only client/ and contract/; nothing imports cli/.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FORBIDDEN = {
-  server: ["tools", "client"],
-  runtime: ["server", "tools", "client"],
-  tools: ["server", "runtime", "client"],
-  client: ["server", "tools"],
-  contract: ["server", "runtime", "tools", "client"],
+  server: ["tools", "client", "cli"],
+  runtime: ["server", "tools", "client", "cli"],
+  tools: ["server", "runtime", "client", "cli"],
+  client: ["server", "tools", "cli"],
+  contract: ["server", "runtime", "tools", "client", "cli"],
+  cli: ["server", "runtime", "tools"],
 };
+/** The only top-level folders a layer may import, for layers where that is the shorter list. */
+const ONLY = { cli: ["cli", "client", "contract"] };
 /** The packages contract/ may import. */
 const CONTRACT_PACKAGES = new Set(["zod"]);
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -41,7 +46,10 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
       }
       if (!specifier?.startsWith(".")) continue;
       const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep)[0];
-      if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
+      const only = ONLY[layer];
+      if (only !== undefined && !only.includes(target)) {
+        problems.push(`${path.relative(root, file)}: ${layer}/ may import only ${only.filter((name) => name !== layer).map((name) => `${name}/`).join(" and ")}, not ${target}/ ("${specifier}")`);
+      } else if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
       if (layer === "client" && !/^\s*(?:import|export) type\s/.test(match[0])) problems.push(`${path.relative(root, file)}: client/ may only import types ("${specifier}"); use "import type"`);
     }
     if (layer === "tools" && /\bconsole\.(log|info|warn|error|debug)\(/.test(text)) {
@@ -54,4 +62,4 @@ if (problems.length > 0) {
   process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only.\n");
+process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/.\n");
