@@ -1,34 +1,19 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { sandboxCommand } from "../identity/sandbox-user.js";
+import { spawn } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
-import { pathExists } from "../fs/exists.js";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { pathToFileURL, fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathExists } from "../fs/exists.js";
+import { sandboxCommand } from "../identity/sandbox-user.js";
 import { ToolInputError } from "../tool-result.js";
+import { LspConnection } from "./lsp-connection.js";
+import { applyTextEdits, asLocations, LSP_SYMBOL_KINDS, type LspLocation, type LspPosition, type LspRange, type TextEdit } from "./lsp-protocol.js";
 import type { CodeLocation, FileEdits } from "./ts-operations.js";
-import { lineStarts } from "./ts-project.js";
+
+export { applyTextEdits } from "./lsp-protocol.js";
+export { findPythonSymbol } from "./python-symbol.js";
 
 const IMAGE_SERVER = "/opt/workcell/pyright/langserver.index.js";
-const REQUEST_TIMEOUT_MS = 60_000;
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-
-interface LspPosition {
-  line: number;
-  character: number;
-}
-interface LspRange {
-  start: LspPosition;
-  end: LspPosition;
-}
-interface LspLocation {
-  uri: string;
-  range: LspRange;
-}
-interface TextEdit {
-  range: LspRange;
-  newText: string;
-}
 
 /** Where pyright's language server is: in the image, or this package's own on a development host. */
 function serverScript(): string | null {
@@ -47,11 +32,8 @@ function serverScript(): string | null {
  * request, so edits made by any tool are seen.
  */
 export class PythonLanguageServer {
-  private child: ChildProcessWithoutNullStreams | undefined;
+  private connection: LspConnection | undefined;
   private ready: Promise<void> | undefined;
-  private nextId = 1;
-  private buffer = Buffer.alloc(0);
-  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
   private readonly open = new Map<string, { version: number; stamp: string }>();
 
   constructor(readonly root: string) {}
@@ -66,17 +48,8 @@ export class PythonLanguageServer {
     if (script === null) return Promise.reject(new Error("pyright is not installed"));
     const server = sandboxCommand(process.execPath, [script, "--stdio"]);
     const child = spawn(server.file, server.args, { cwd: this.root, stdio: ["pipe", "pipe", "pipe"] });
-    this.child = child;
-    child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
-    child.stderr.resume();
-    child.on("exit", () => {
-      for (const { reject, timer } of this.pending.values()) {
-        clearTimeout(timer);
-        reject(new Error("the Python language server exited"));
-      }
-      this.pending.clear();
+    this.connection = new LspConnection(child, () => {
       this.ready = undefined;
-      this.child = undefined;
       this.open.clear();
     });
     const rootUri = pathToFileURL(this.root).href;
@@ -90,53 +63,13 @@ export class PythonLanguageServer {
     return this.ready;
   }
 
-  private send(message: Record<string, unknown>): void {
-    const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }), "utf8");
-    this.child?.stdin.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, "ascii"), body]));
-  }
-
   private notify(method: string, params: unknown): void {
-    this.send({ method, params });
+    this.connection?.notify(method, params);
   }
 
   private request<T>(method: string, params: unknown): Promise<T> {
-    const id = this.nextId++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`the Python language server did not answer ${method} within ${REQUEST_TIMEOUT_MS / 1000} s`));
-      }, REQUEST_TIMEOUT_MS);
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
-      this.send({ id, method, params });
-    });
-  }
-
-  private receive(chunk: Buffer): void {
-    this.buffer = Buffer.concat([this.buffer, chunk]);
-    for (;;) {
-      const headerEnd = this.buffer.indexOf("\r\n\r\n");
-      if (headerEnd === -1) return;
-      const length = Number(/Content-Length: (\d+)/i.exec(this.buffer.subarray(0, headerEnd).toString("ascii"))?.[1]);
-      if (!Number.isFinite(length) || length > MAX_MESSAGE_BYTES) {
-        this.child?.kill();
-        return;
-      }
-      if (this.buffer.length < headerEnd + 4 + length) return;
-      const message = JSON.parse(this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString("utf8")) as { id?: number; method?: string; params?: { items?: unknown[] }; result?: unknown; error?: { message: string } };
-      this.buffer = this.buffer.subarray(headerEnd + 4 + length);
-      if (message.method !== undefined && message.id !== undefined) {
-        // Requests from the server: configuration gets defaults, the rest a plain acknowledgement.
-        const result = message.method === "workspace/configuration" ? (message.params?.items ?? []).map(() => null) : null;
-        this.send({ id: message.id, result });
-      } else if (message.id !== undefined) {
-        const waiting = this.pending.get(message.id);
-        if (waiting === undefined) continue;
-        this.pending.delete(message.id);
-        clearTimeout(waiting.timer);
-        if (message.error) waiting.reject(new Error(message.error.message));
-        else waiting.resolve(message.result);
-      }
-    }
+    if (this.connection === undefined) return Promise.reject(new Error("the Python language server is not running"));
+    return this.connection.request<T>(method, params);
   }
 
   /** Opens (or refreshes) a file in the server with its current text. */
@@ -200,7 +133,7 @@ export class PythonLanguageServer {
         if (symbol.kind === 13 && container !== undefined) continue; // variables inside functions
         const name = container ? `${container}.${symbol.name}` : symbol.name;
         const range = symbol.selectionRange ?? symbol.location?.range;
-        if (range !== undefined) out.push({ ...this.locate({ uri: pathToFileURL(file).href, range }), name, kind: SYMBOL_KINDS[symbol.kind] ?? "symbol" });
+        if (range !== undefined) out.push({ ...this.locate({ uri: pathToFileURL(file).href, range }), name, kind: LSP_SYMBOL_KINDS[symbol.kind] ?? "symbol" });
         walk(symbol.children ?? [], name);
       }
     };
@@ -211,7 +144,7 @@ export class PythonLanguageServer {
   async workspaceSymbols(query: string): Promise<CodeLocation[]> {
     await this.start();
     const result = await this.request<{ name: string; kind: number; location: LspLocation; containerName?: string }[] | null>("workspace/symbol", { query });
-    return (result ?? []).map((symbol) => ({ ...this.locate(symbol.location), name: symbol.containerName ? `${symbol.containerName}.${symbol.name}` : symbol.name, kind: SYMBOL_KINDS[symbol.kind] ?? "symbol" }));
+    return (result ?? []).map((symbol) => ({ ...this.locate(symbol.location), name: symbol.containerName ? `${symbol.containerName}.${symbol.name}` : symbol.name, kind: LSP_SYMBOL_KINDS[symbol.kind] ?? "symbol" }));
   }
 
   /** Hover text (signature and docstring) at a position. */
@@ -242,15 +175,8 @@ export class PythonLanguageServer {
   }
 
   stop(): void {
-    this.child?.kill();
+    this.connection?.kill();
   }
-}
-
-const SYMBOL_KINDS: Record<number, string> = { 2: "module", 5: "class", 6: "method", 7: "property", 8: "field", 9: "constructor", 12: "function", 13: "variable", 14: "constant" };
-
-function asLocations(result: unknown): LspLocation[] {
-  const list = result === null || result === undefined ? [] : Array.isArray(result) ? result : [result];
-  return list.map((item: LspLocation | { targetUri: string; targetSelectionRange: LspRange }) => ("targetUri" in item ? { uri: item.targetUri, range: item.targetSelectionRange } : item));
 }
 
 function safeRead(file: string): string {
@@ -259,16 +185,6 @@ function safeRead(file: string): string {
   } catch {
     return "";
   }
-}
-
-/** Applies LSP text edits (UTF-16 positions, as JavaScript strings count) to a text. */
-export function applyTextEdits(text: string, edits: readonly TextEdit[]): string {
-  const starts = lineStarts(text);
-  const offset = (position: LspPosition) => Math.min((starts[position.line] ?? text.length) + position.character, text.length);
-  const ordered = [...edits].sort((a, b) => offset(b.range.start) - offset(a.range.start));
-  let out = text;
-  for (const edit of ordered) out = out.slice(0, offset(edit.range.start)) + edit.newText + out.slice(offset(edit.range.end));
-  return out;
 }
 
 const servers = new Map<string, PythonLanguageServer>();
@@ -282,22 +198,4 @@ export function pythonServerFor(root: string): PythonLanguageServer | null {
     servers.set(root, server);
   }
   return server;
-}
-
-/** The 1-based line and column of `name` in a Python file: its def/class there, else its first use outside strings and comments. */
-export function findPythonSymbol(text: string, name: string, relative: string): { line: number; column: number } {
-  const lines = text.split("\n");
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const declaration = new RegExp(`^(\\s*(?:async\\s+)?(?:def|class)\\s+)${escaped}\\b`);
-  for (let i = 0; i < lines.length; i += 1) {
-    const match = declaration.exec(lines[i]!);
-    if (match) return { line: i + 1, column: match[1]!.length + 1 };
-  }
-  const word = new RegExp(`\\b${escaped}\\b`);
-  for (let i = 0; i < lines.length; i += 1) {
-    const code = lines[i]!.replace(/#.*$/, "").replace(/(["'])(?:\\.|(?!\1).)*\1/g, (literal) => " ".repeat(literal.length));
-    const match = word.exec(code);
-    if (match) return { line: i + 1, column: match.index + 1 };
-  }
-  throw new ToolInputError(`No symbol named "${name}" in ${relative}. Check the spelling, or give line and column.`);
 }
