@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { ApprovalSettingsSchema } from "../approvals/approval.js";
+import { isoNow, type Clock } from "../clock/clock.js";
 import { resolveResources } from "../docker/container-spec.js";
 import { chooseRuntime, runtimeNeedsOf, type RuntimeCatalog } from "../docker/runtime-choice.js";
 import { AppError } from "../errors/app-error.js";
@@ -9,6 +10,7 @@ import { isInside } from "../permissions/policy.js";
 import type { CreateWorkerInput, Worker } from "./worker.js";
 import { assertGrantsExist, policyFromInput } from "./worker-policy.js";
 import { admitBindSources } from "./bind-sources.js";
+import { deniedMessage } from "../../contract/sandbox-error.js";
 
 /** What planning a worker needs to know about the control plane. */
 export interface CreationContext {
@@ -21,6 +23,8 @@ export interface CreationContext {
   readonly defaultImage: string;
   /** How the worker's diskMb will hold (see Worker.diskEnforcement). */
   readonly diskEnforcement: "image" | "watchdog";
+  /** Where createdAt comes from. */
+  readonly clock: Clock;
   newId(): Promise<string>;
   workspaceOf(id: string): string;
 }
@@ -37,7 +41,7 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
   const bindSources = await admitBindSources(policy, context.hostEnv);
   const admitted = admitEnv(policy, input.env ?? {}, context.hostEnv);
   if (admitted.refused.length > 0 && policy.mode === "enforce") {
-    throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
+    throw new AppError("permission_denied", deniedMessage("env", admitted.refused[0] as string), {
       details: { kind: "env", names: admitted.refused },
     });
   }
@@ -50,7 +54,7 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
   const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
   const id = await context.newId();
   const prefix = input.name ?? "agent";
-  const now = new Date().toISOString();
+  const now = isoNow(context.clock);
   const worker: Worker = {
     id,
     name: input.name ?? `${prefix}-${id}`,

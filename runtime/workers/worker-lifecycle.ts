@@ -66,7 +66,7 @@ export class LifecycleController implements WorkerLifecycle {
 
   async reconcile(): Promise<void> {
     const { records, driver, egress } = this.deps;
-    await reconcileWorkers(records.store, driver, { [LABEL_INSTANCE]: this.deps.instance });
+    await reconcileWorkers(records.store, driver, { [LABEL_INSTANCE]: this.deps.instance }, records.clock);
     const workers = await records.store.listWorkers();
     await releaseOrphanImages(this.deps.dataDir, new Set(workers.map((worker) => worker.id)));
     for (const worker of workers) {
@@ -170,6 +170,7 @@ export class LifecycleController implements WorkerLifecycle {
       configuredRuntime: this.deps.configuredRuntime,
       defaultImage: this.deps.defaultImage,
       diskEnforcement: this.deps.diskImages === true ? "image" : "watchdog",
+      clock: records.clock,
       newId: () => records.newId(),
       workspaceOf: (id) => path.join(records.workerDir(id), "workspace"),
     });

@@ -1,3 +1,4 @@
+import { isoNow, systemClock, type Clock } from "../clock/clock.js";
 import type { ContainerDriver, ContainerState } from "../docker/container-driver.js";
 import { LABEL_WORKER } from "../docker/container-spec.js";
 import { raceAbort } from "../docker/exec-deadline.js";
@@ -50,7 +51,7 @@ function withStatus(worker: Worker, container: ContainerState | undefined): Work
  * worker are removed; stored workers whose container is gone are marked failed (their
  * workspace stays, and start recreates the container). Each mismatch is handled once.
  */
-export async function reconcileWorkers(store: StateStore, driver: ContainerDriver, labels: Record<string, string>): Promise<{ adopted: number; orphansRemoved: number; missing: number }> {
+export async function reconcileWorkers(store: StateStore, driver: ContainerDriver, labels: Record<string, string>, clock: Clock = systemClock): Promise<{ adopted: number; orphansRemoved: number; missing: number }> {
   const [workers, containers] = await Promise.all([store.listWorkers(), driver.list(labels)]);
   // A container belongs to a worker by its label, or — for one claimed from the warm pool,
   // labelled before its worker existed — by the id the worker recorded.
@@ -76,7 +77,7 @@ export async function reconcileWorkers(store: StateStore, driver: ContainerDrive
     const adoptedWorker: Worker = container === undefined ? { ...worker } : { ...worker, containerId: container.id };
     if (container === undefined) delete adoptedWorker.containerId;
     const next = deriveStatus(adoptedWorker.status === "starting" ? { ...adoptedWorker, status: "failed" } : adoptedWorker, container === undefined ? undefined : await driver.inspect(container.id));
-    const updated = { ...adoptedWorker, status: next.status, updatedAt: new Date().toISOString() };
+    const updated = { ...adoptedWorker, status: next.status, updatedAt: isoNow(clock) };
     if (next.error === undefined) delete updated.error;
     else updated.error = next.error;
     await store.putWorker(updated);
