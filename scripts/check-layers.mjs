@@ -8,6 +8,8 @@
 // side and imports nothing of the project, and no package but zod, so each side reads the
 // one definition. cli/ (the `workcell` client commands) talks to the control plane only
 // through client/, so it may import only client/ and contract/; nothing imports cli/.
+// runtime/testing/ holds the test doubles (in-memory driver and store, manual clock): no file
+// outside runtime/testing/ and test/ may import it, so no fake can reach production code.
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,6 +25,11 @@ const FORBIDDEN = {
 };
 /** The only top-level folders a layer may import, for layers where that is the shorter list. */
 const ONLY = { cli: ["cli", "client", "contract"] };
+/** Where the test doubles live, and the only folders that may import them. */
+const TEST_DOUBLES = path.join("runtime", "testing");
+const TEST_DOUBLE_IMPORTERS = [TEST_DOUBLES, "test"];
+/** Folders no rule looks into. */
+const SKIPPED = new Set(["node_modules", "dist", "test-results"]);
 /** The packages contract/ may import. */
 const CONTRACT_PACKAGES = new Set(["zod"]);
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -33,6 +40,21 @@ async function* sourceFiles(dir) {
     if (entry.isDirectory()) yield* sourceFiles(full);
     else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield full;
   }
+}
+
+/** Every source file of the project, however deep, but those in hidden folders and folders no rule looks into. */
+async function* allSourceFiles(dir) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!SKIPPED.has(entry.name) && !entry.name.startsWith(".")) yield* allSourceFiles(full);
+    } else if (/\.(ts|mts|js|mjs)$/.test(entry.name)) yield full;
+  }
+}
+
+/** Whether `relative` (a path from the root) is `folder` or inside it. */
+function isWithin(relative, folder) {
+  return relative === folder || relative.startsWith(`${folder}${path.sep}`);
 }
 
 const problems = [];
@@ -58,8 +80,20 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
   }
 }
 
+for await (const file of allSourceFiles(root)) {
+  const from = path.relative(root, file);
+  if (TEST_DOUBLE_IMPORTERS.some((folder) => isWithin(from, folder))) continue;
+  for (const match of (await readFile(file, "utf8")).matchAll(IMPORT)) {
+    const specifier = match[1] ?? match[2];
+    if (!specifier?.startsWith(".")) continue;
+    if (isWithin(path.relative(root, path.resolve(path.dirname(file), specifier)), TEST_DOUBLES)) {
+      problems.push(`${from}: only test/ and runtime/testing/ itself may import runtime/testing/, the test doubles ("${specifier}"); production code takes the real implementation through its dependencies`);
+    }
+  }
+}
+
 if (problems.length > 0) {
   process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/.\n");
+process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/; runtime/testing/ is imported only by tests.\n");
