@@ -22,3 +22,6 @@ export const AUDIT_META_KEY = "dev.workcell/audit";
 
 /** `_meta` key on a tool result: the finish gate's state after the call. */
 export const GATE_META_KEY = "dev.workcell/gate";
+
+/** `_meta` key on a tool result: why the call failed, by code (see sandbox-error.ts), when it failed for a typed reason. */
+export const ERROR_META_KEY = "dev.workcell/error";
