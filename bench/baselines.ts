@@ -66,3 +66,13 @@ export async function startInProcessFloor(file: string): Promise<{ client: Clien
     },
   };
 }
+
+/** `docker exec <argv>` in a running container through the engine API, waited for until its output ends. */
+export async function dockerExecToEnd(container: Docker.Container, argv: readonly string[]): Promise<void> {
+  const exec = await container.exec({ Cmd: [...argv], AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  await new Promise<void>((resolve) => {
+    stream.on("end", () => resolve());
+    stream.resume();
+  });
+}

@@ -12,7 +12,6 @@ export interface Summary {
 export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
   const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-  const round = (value: number) => Math.round(value * 100) / 100;
   return { n: sorted.length, p50: round(rank(50)), p95: round(rank(95)), p99: round(rank(99)), min: round(sorted[0] ?? 0), max: round(sorted.at(-1) ?? 0) };
 }
 
@@ -26,4 +25,9 @@ export async function measure(repetitions: number, run: () => Promise<unknown>, 
     samples.push(performance.now() - started);
   }
   return samples;
+}
+
+/** A figure rounded to hundredths, as the reports show them. */
+export function round(value: number): number {
+  return Math.round(value * 100) / 100;
 }
