@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AdmissionQueue } from "../admission/admission-queue.js";
 import type { AgentRunner } from "../agents/agent-runner.js";
+import { isoNow, systemClock, type Clock } from "../clock/clock.js";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import type { StateStore } from "../store/state-store.js";
@@ -38,6 +39,8 @@ export interface PipelineDeps {
   readonly admission?: AdmissionQueue;
   requireRunning(workerId: string): Promise<{ worker: Worker; containerId: string }>;
   event(workerId: string, type: string, data: Record<string, unknown>): Promise<unknown>;
+  /** Where the time of transitions comes from (absent: the system clock). */
+  readonly clock?: Clock;
 }
 
 const HINTS: Record<Task["type"], string> = {
@@ -56,8 +59,11 @@ const COMMIT_SCRIPT = 'git add -A && if git diff --cached --quiet; then echo "NO
  */
 export class PipelineService {
   private readonly lock = new KeyedLock();
+  private readonly clock: Clock;
 
-  constructor(private readonly deps: PipelineDeps) {}
+  constructor(private readonly deps: PipelineDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
 
   async acceptGoal(input: { goal: string; type: Task["type"]; worker: Worker }): Promise<StepResult & { hint: string; next: string }> {
     // Every stage after this one prompts the worker's agent: without one the task could only stall.
@@ -69,7 +75,7 @@ export class PipelineService {
       );
     }
     await this.deps.requireRunning(input.worker.id);
-    const now = new Date().toISOString();
+    const now = isoNow(this.clock);
     const task: Task = {
       id: `task_${randomBytes(6).toString("hex")}`,
       workerId: input.worker.id,
@@ -109,7 +115,7 @@ export class PipelineService {
       const transition: Transition = {
         from_stage: describeStep(task.position),
         to_stage: describeStep(decision.to),
-        created_at: new Date().toISOString(),
+        created_at: isoNow(this.clock),
         ...(input.prompt === undefined ? {} : { prompt: input.prompt }),
         ...(outcome.commitSha === undefined ? {} : { commit_sha: outcome.commitSha }),
         ...(outcome.quality === undefined ? {} : { quality_results: outcome.quality }),
