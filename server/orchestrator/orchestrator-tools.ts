@@ -30,8 +30,8 @@ const json = (value: unknown, isError = false): CallToolResult => ({
   ...(isError ? { isError: true } : {}),
 });
 
-/** Runs a tool body; AppErrors become isError results with their message. */
-const guard = (body: () => Promise<CallToolResult>) => async (): Promise<CallToolResult> => {
+/** Runs a tool body; whatever it throws comes back as an isError result with its message. */
+const answerErrorsAsToolResults = (body: () => Promise<CallToolResult>) => async (): Promise<CallToolResult> => {
   try {
     return await body();
   } catch (error) {
@@ -72,7 +72,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       annotations: { destructiveHint: false },
     },
     (args) =>
-      guard(async () => {
+      answerErrorsAsToolResults(async () => {
         const template = args.template === undefined ? undefined : TEMPLATES[args.template];
         const worker = await lifecycle.create({
           repo: args.repo,
@@ -87,11 +87,11 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   );
 
   server.registerTool("list_workers", { description: "All workers with their status.", inputSchema: {}, annotations: { readOnlyHint: true } }, () =>
-    guard(async () => json({ workers: (await lookup.list()).map((worker) => ({ ...summarize(worker), busy: agents.status(worker.id).busy })) }))(),
+    answerErrorsAsToolResults(async () => json({ workers: (await lookup.list()).map((worker) => ({ ...summarize(worker), busy: agents.status(worker.id).busy })) }))(),
   );
 
   server.registerTool("stop_worker", { description: "Stop a worker's container (the workspace is kept).", inputSchema: { worker: workerRef }, annotations: { destructiveHint: false } }, ({ worker }) =>
-    guard(async () => {
+    answerErrorsAsToolResults(async () => {
       const target = await lookup.resolve(worker);
       agents.stop(target.id);
       return json(summarize(await lifecycle.stop(target.id)));
@@ -102,7 +102,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     "remove_worker",
     { description: "Remove a worker; its workspace is deleted unless delete_workspace is false.", inputSchema: { worker: workerRef, delete_workspace: z.boolean().optional().describe("Delete the workspace (default true)") }, annotations: { destructiveHint: true } },
     ({ worker, delete_workspace }) =>
-      guard(async () => {
+      answerErrorsAsToolResults(async () => {
         const target = await lookup.resolve(worker);
         agents.stop(target.id);
         return json(await lifecycle.remove(target.id, { keepWorkspace: delete_workspace === false }));
@@ -113,7 +113,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     "health_check",
     { description: "Find workers whose container crashed; with fix, restart them on their workspace.", inputSchema: { fix: z.boolean().optional().describe("Restart the crashed workers") }, annotations: { destructiveHint: false } },
     ({ fix }) =>
-      guard(async () => {
+      answerErrorsAsToolResults(async () => {
         const crashed = (await lookup.list()).filter((worker) => worker.status === "failed" && worker.gate?.task?.status !== "failed");
         const fixed: string[] = [];
         if (fix) for (const worker of crashed) if ((await lifecycle.start(worker.id)).status === "running") fixed.push(worker.id);
@@ -124,14 +124,14 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   server.registerTool(
     "set_worker_model",
     { description: "Set the model the worker's agent uses from its next prompt on.", inputSchema: { worker: workerRef, model: z.string().min(1).max(200).describe("Model name") }, annotations: { idempotentHint: true } },
-    ({ worker, model }) => guard(async () => json(summarize(await tasks.setModel((await lookup.resolve(worker)).id, model))))(),
+    ({ worker, model }) => answerErrorsAsToolResults(async () => json(summarize(await tasks.setModel((await lookup.resolve(worker)).id, model))))(),
   );
 
   server.registerTool(
     "check_worker_status",
     { description: "Status, whether its agent is busy, its last output, what changed since the base, and the active task.", inputSchema: { worker: workerRef }, annotations: { readOnlyHint: true } },
     ({ worker }) =>
-      guard(async () => {
+      answerErrorsAsToolResults(async () => {
         const target = await lookup.resolve(worker);
         const agent = agents.status(target.id);
         const diff = target.status === "running" ? await sessions.diff(target.id).catch(() => undefined) : undefined;
@@ -156,7 +156,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       annotations: { readOnlyHint: true },
     },
     ({ worker }) =>
-      guard(async () => {
+      answerErrorsAsToolResults(async () => {
         const diff = await sessions.diff((await lookup.resolve(worker)).id);
         const truncated = diff.patch.length > MAX_PATCH_CHARS;
         return json({ ...diff, patch: truncated ? diff.patch.slice(0, MAX_PATCH_CHARS) : diff.patch, truncated });
@@ -170,11 +170,11 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       inputSchema: { worker: workerRef, branch: z.string().min(1).max(250).optional().describe("Branch to create or move forward in the source repository") },
       annotations: { destructiveHint: false },
     },
-    ({ worker, branch }) => guard(async () => json(await sessions.export((await lookup.resolve(worker)).id, branch)))(),
+    ({ worker, branch }) => answerErrorsAsToolResults(async () => json(await sessions.export((await lookup.resolve(worker)).id, branch)))(),
   );
 
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
-    guard(async () => {
+    answerErrorsAsToolResults(async () => {
       const { worker, containerId } = await lookup.requireRunning((await lookup.resolve(ref)).id);
       const result = await callWorkerTool(driver, containerId, tool, args);
       return { content: result.content as CallToolResult["content"], ...(result.isError ? { isError: true } : {}) };
@@ -203,7 +203,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       annotations: { destructiveHint: false },
     },
     ({ goal, type, worker }) =>
-      guard(async () => {
+      answerErrorsAsToolResults(async () => {
         const target = await lookup.resolve(worker);
         // A worker whose last task ended takes the new goal as a new task.
         const fresh = (target.gate?.task ?? null) !== null && target.agent !== undefined ? await tasks.startNewTask(target.id) : target;
@@ -224,7 +224,7 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
         annotations: { destructiveHint: false },
       },
       (args: { task_id: string; prompt?: string; summary?: string }) =>
-        guard(async () => {
+        answerErrorsAsToolResults(async () => {
           const result = await pipeline.step(tool, args);
           return json(result, "error" in result);
         })(),
