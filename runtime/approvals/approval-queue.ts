@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { isoNow, systemClock, type Clock } from "../clock/clock.js";
 import { AppError } from "../errors/app-error.js";
 import type { StateStore } from "../store/state-store.js";
 import type { Approval, ApprovalAnswer, ApprovalSettings, DecisionInput } from "./approval.js";
@@ -38,7 +39,7 @@ export class ApprovalQueue {
   private readonly open = new Map<string, number>();
   private readonly maxPendingPerWorker: number;
   private readonly retention: RetentionLimits;
-  private readonly now: () => number;
+  private readonly clock: Clock;
 
   constructor(
     private readonly store: StateStore,
@@ -47,16 +48,17 @@ export class ApprovalQueue {
       /** A permission approved for the worker's life becomes part of its policy. */
       grantForLife(workerId: string, permission: { kind: string; target: string }): Promise<void>;
     },
-    limits: { maxPendingPerWorker?: number; retention?: RetentionLimits; now?: () => number } = {},
+    limits: { maxPendingPerWorker?: number; retention?: RetentionLimits; clock?: Clock } = {},
   ) {
     this.maxPendingPerWorker = limits.maxPendingPerWorker ?? DEFAULT_MAX_PENDING_PER_WORKER;
     this.retention = limits.retention ?? DEFAULT_RETENTION;
-    this.now = limits.now ?? Date.now;
+    // Every time the queue records, and retention's idea of now, come from this one clock.
+    this.clock = limits.clock ?? systemClock;
   }
 
   /** Deletes decided approvals beyond the retention limits (see selectPrunable). */
   async prune(): Promise<number> {
-    const ids = selectPrunable(await this.store.listApprovals(), this.now(), this.retention);
+    const ids = selectPrunable(await this.store.listApprovals(), this.clock.now(), this.retention);
     if (ids.length > 0) await this.store.deleteApprovals(ids);
     return ids.length;
   }
@@ -64,7 +66,7 @@ export class ApprovalQueue {
   /** Marks approvals left pending by a previous run as abandoned (their calls died with their sessions). */
   async abandonLeftovers(): Promise<void> {
     for (const approval of await this.store.listApprovals()) {
-      if (approval.status === "pending") await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: new Date().toISOString() });
+      if (approval.status === "pending") await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: isoNow(this.clock) });
     }
     await this.prune();
   }
@@ -93,7 +95,7 @@ export class ApprovalQueue {
   }
 
   private async record(input: ApprovalRequestInput, settings: ApprovalSettings, signal: AbortSignal): Promise<ApprovalAnswer> {
-    const now = Date.now();
+    const now = this.clock.now();
     const approval: Approval = {
       id: `ap_${randomBytes(6).toString("hex")}`,
       ...input,
@@ -137,7 +139,7 @@ export class ApprovalQueue {
       throw new AppError("conflict", `Approval ${id} is already ${approval.status}; it cannot be decided again.`, { details: { status: approval.status } });
     }
     if (!this.waiters.has(id)) {
-      await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: new Date().toISOString() });
+      await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: isoNow(this.clock) });
       throw new AppError("conflict", `Approval ${id} belongs to a call that no longer exists (its session ended); it was marked abandoned.`);
     }
     const settled = await this.settle(id, decision, STATUS_OF[decision.decision]);
@@ -169,7 +171,7 @@ export class ApprovalQueue {
       ...approval,
       status,
       decision: decision.decision,
-      decidedAt: new Date().toISOString(),
+      decidedAt: isoNow(this.clock),
       ...(decision.reason === undefined ? {} : { reason: decision.reason }),
       ...(decision.scope === undefined ? {} : { scope: decision.scope }),
       ...(decision.input === undefined ? {} : { editedInput: decision.input }),
