@@ -3,7 +3,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import { z } from "zod";
 import { currentCall } from "./approvals/approval-client.js";
 import type { GateOutcome } from "./approvals/approval-gate.js";
-import { errorResult, guarded, type ToolCallContext } from "./tool-result.js";
+import { answerErrorsAsToolResults, errorResult, type ToolCallContext } from "./tool-result.js";
 
 /** Tool names: snake_case, starting with a letter. */
 export const TOOL_NAME = /^[a-z][a-z0-9_]*$/;
@@ -46,10 +46,10 @@ export class ToolRegistry {
       throw new Error(`Tool name "${definition.name}" must match ${TOOL_NAME} (snake_case).`);
     }
     if (this.tools.has(definition.name)) throw new Error(`Tool "${definition.name}" is registered twice.`);
-    const guardedHandler = guarded(definition.handler);
+    const handleOrAnswerError = answerErrorsAsToolResults(definition.handler);
     const schema = strictArguments(definition.name, definition.inputSchema);
     // Every call runs with itself as the current call, so checks deep inside can ask a reviewer for it.
-    const run = (args: never, context: ToolCallContext) => currentCall().run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, guardedHandler));
+    const run = (args: never, context: ToolCallContext) => currentCall().run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, handleOrAnswerError));
     const handler = async (args: never, context: ToolCallContext) => this.decorate(await run(args, context));
     this.tools.set(definition.name, { schema: schema as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
     this.server.registerTool(

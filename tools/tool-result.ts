@@ -66,7 +66,7 @@ export function describeToolError(error: unknown): string {
  * Wraps a tool handler so every failure becomes an `isError` result instead of a protocol
  * error: the server never crashes on a tool failure.
  */
-export function guarded<A>(
+export function answerErrorsAsToolResults<A>(
   handler: (args: A, extra: ToolCallContext) => Promise<CallToolResult>,
 ): (args: A, extra: ToolCallContext) => Promise<CallToolResult> {
   return async (args: A, extra: ToolCallContext) => {
