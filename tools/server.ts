@@ -9,7 +9,7 @@ import { initialGate } from "./gate/finish-gate.js";
 import type { GateState } from "../contract/gate.js";
 import { registerFinishTool } from "./gate/finish-tool.js";
 import { registerGitTools } from "./git/git-tools.js";
-import { registerPipelineTool } from "./pipeline/run-pipeline.js";
+import { registerCallSequenceTool } from "./composition/call-sequence-tool.js";
 import { registerProjectTool } from "./project/project-tool.js";
 import { registerCodingPrompt } from "./prompts/coding-workflow.js";
 import { AccessControl, type AuditEntry } from "./permissions/access-control.js";
@@ -69,7 +69,7 @@ export function createToolServer(options: { root?: string; gate?: GateState; ver
   registerPermissionsTool(registry, access);
   registerQualityTool(registry, root);
   registerFinishTool(registry, root, gate);
-  registerPipelineTool(registry);
+  registerCallSequenceTool(registry);
   registry.register({
     name: "ping",
     description: "Answers pong: a no-op to check the worker's tool server is alive (and to measure a round trip).",

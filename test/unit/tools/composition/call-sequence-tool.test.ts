@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { globToRegExp } from "../../../../tools/fs/glob-match.js";
 import { selectLines } from "../../../../tools/fs/read-tools.js";
-import { registerPipelineTool, substituteOutputs } from "../../../../tools/pipeline/run-pipeline.js";
+import { registerCallSequenceTool, substituteOutputs } from "../../../../tools/composition/call-sequence-tool.js";
 import { ToolRegistry } from "../../../../tools/registry.js";
 import { OutputLog } from "../../../../tools/shell/process-manager.js";
 import { textResult } from "../../../../tools/tool-result.js";
@@ -22,7 +22,7 @@ function registryWithEcho() {
       throw new Error("kaboom");
     },
   });
-  registerPipelineTool(registry);
+  registerCallSequenceTool(registry);
   return registry;
 }
 

@@ -39,7 +39,7 @@ export function substituteOutputs(args: unknown, outputs: readonly string[]): un
 }
 
 /** Registers `run_pipeline`: several tool calls in one, without a model round-trip between them. */
-export function registerPipelineTool(registry: ToolRegistry): void {
+export function registerCallSequenceTool(registry: ToolRegistry): void {
   registry.register({
     name: "run_pipeline",
     description:
