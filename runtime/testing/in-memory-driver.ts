@@ -200,7 +200,8 @@ export class InMemoryContainerDriver implements ContainerDriver {
     return [...this.containers.values()]
       .filter((container) => wanted.every(([key, value]) => container.spec.labels[key] === value))
       .sort((a, b) => b.order - a.order)
-      .map(stateOf);
+      // The engine's container list does not say whether the OOM killer struck; only inspect does.
+      .map((container) => ({ ...stateOf(container), oomKilled: false }));
   }
 
   /** Runs the argv's program to completion; a deadline (options.timeoutMs or the default) kills it and fails with `timeout`. */

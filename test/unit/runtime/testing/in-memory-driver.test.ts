@@ -105,7 +105,7 @@ describe("InMemoryContainerDriver as a test double", () => {
     expect(await driver.inspect(id)).toMatchObject({ running: true });
   });
 
-  it("reports a container whose main process was killed for memory, and ends what ran in it", async () => {
+  it("reports a container whose main process was killed for memory (in inspect only, as the engine does), and ends what ran in it", async () => {
     const driver = new InMemoryContainerDriver({ images: [IMAGE] });
     driver.onExec(["agent"], ({ signal }) => new Promise<number>((resolve) => signal.addEventListener("abort", () => resolve(0))));
     const id = await runningContainer(driver);
@@ -113,6 +113,7 @@ describe("InMemoryContainerDriver as a test double", () => {
     driver.exitContainer(id, { exitCode: 137, oomKilled: true });
     expect(await session.exited).toBe(KILLED_EXIT_CODE);
     expect(await driver.inspect(id)).toMatchObject({ running: false, status: "exited", exitCode: 137, oomKilled: true });
+    expect(await driver.list({})).toMatchObject([{ id, exitCode: 137, oomKilled: false }]);
     await driver.start(id);
     expect(await driver.inspect(id)).toMatchObject({ running: true, exitCode: 0, oomKilled: false });
     expect(() => driver.exitContainer("missing", { exitCode: 1 })).toThrow(/not running/);
