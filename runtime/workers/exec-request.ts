@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuditEntrySchema } from "../permissions/suggest.js";
+import type { RunResult } from "../../contract/control.js";
 
 /** Default and ceiling of `POST /v1/workers/:id/exec` timeouts. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
@@ -21,40 +21,12 @@ export const ExecRequestSchema = z
   .strict();
 export type ExecRequest = z.infer<typeof ExecRequestSchema>;
 
-/** What the in-container runner answers, and what `exec` returns. */
-export const ExecResultSchema = z.object({
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  stdout: z.string(),
-  stderr: z.string(),
-  timedOut: z.boolean(),
-  truncated: z.boolean(),
-  durationMs: z.number(),
-  spawnError: z.string().optional(),
-  /** The command was killed because the worker's memory limit was exceeded. */
-  oomKilled: z.boolean().default(false),
-  /** What audit mode recorded in the container (not part of the answer to the client). */
-  audit: z.array(AuditEntrySchema).default([]),
-});
-export type ExecResponse = Omit<z.infer<typeof ExecResultSchema>, "audit">;
+// What the in-container runner answers, and what `exec` returns less its audit entries; and
+// the answer of `GET /v1/workers/:id/diff`, which the container computes: the contract's.
+export { DiffResultSchema, RunResultSchema as ExecResultSchema, type DiffResult } from "../../contract/control.js";
 
-/** The answer of `GET /v1/workers/:id/diff`. */
-export const DiffResultSchema = z.object({
-  baseCommit: z.string(),
-  head: z.string(),
-  files: z.array(
-    z.object({
-      path: z.string(),
-      status: z.enum(["added", "modified", "deleted", "renamed", "copied", "type_changed"]),
-      additions: z.number().int(),
-      deletions: z.number().int(),
-      oldPath: z.string().optional(),
-    }),
-  ),
-  patch: z.string(),
-  truncated: z.boolean(),
-});
-export type DiffResult = z.infer<typeof DiffResultSchema>;
+/** What `POST /v1/workers/:id/exec` answers: the run's result without what audit mode recorded. */
+export type ExecResponse = Omit<RunResult, "audit">;
 
 /** The body of `POST /v1/workers/:id/export`. */
 export const ExportRequestSchema = z.object({ branch: z.string().min(1).max(200).optional() }).strict();

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import { SANDBOX_USER_HELPER } from "../../contract/container.js";
+import { ControlFailureSchema } from "../../contract/sandbox-error.js";
 
 /** Where the bundled tools live inside the sandbox image (run as a script: `node TOOLS_PATH mode`). */
 export const TOOLS_PATH = "/opt/workcell/workcell-tools.cjs";
@@ -73,7 +74,7 @@ export async function callInContainer<T>(
  * else must fit `schema` (the container is untrusted, so its answer crosses a trust boundary).
  */
 export function interpretAnswer<T>(value: unknown, schema: z.ZodType<T, unknown>): T {
-  const failure = z.object({ error: z.string(), code: z.literal("permission_denied").optional() }).safeParse(value);
+  const failure = ControlFailureSchema.safeParse(value);
   if (failure.success) throw new AppError(failure.data.code ?? "invalid_input", failure.data.error);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);

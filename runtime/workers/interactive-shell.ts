@@ -6,6 +6,7 @@ import { ShellMarkerFilter } from "./shell-markers.js";
 import type { OperationContext } from "./worker-operations.js";
 import type { Worker } from "./worker.js";
 import { CALL_MARKER_VAR, CONTAINER_WORKSPACE } from "../../contract/container.js";
+import { KillMarkedResultSchema } from "../../contract/control.js";
 
 /** The terminal a client opens a shell with. */
 export const ShellTerminalSchema = z.object({
@@ -89,7 +90,7 @@ export async function openInteractiveShell(
     if (rest.length > 0) output.write(rest);
     output.end();
     // The engine does not end an exec whose client left: end the shell and what it started.
-    const leftover = await context.channels.call(containerId, "kill-marked", [marker], z.object({ killed: z.number().int() }), { timeoutMs: 30_000 }).then(
+    const leftover = await context.channels.call(containerId, "kill-marked", [marker], KillMarkedResultSchema, { timeoutMs: 30_000 }).then(
       (answer) => answer.killed,
       () => null,
     );

@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { AuditEntrySchema } from "../permissions/suggest.js";
+import { ShellLineReportSchema, type ShellLineReport } from "../../contract/control.js";
 
 /**
  * The reports an interactive shell writes into its terminal stream (see the tools'
@@ -11,15 +10,6 @@ const PREFIX = Buffer.from("\u001b]7717;workcell;");
 const END = 0x07;
 /** A marker longer than this is not one of ours: pass it through as output. */
 const MAX_MARKER_BYTES = 512 * 1024;
-
-/** One checked line, as the shell reports it. */
-export const ShellLineReportSchema = z.object({
-  command: z.string().max(100_000),
-  allowed: z.boolean(),
-  message: z.string().max(10_000).optional(),
-  audit: z.array(AuditEntrySchema).max(200).default([]),
-});
-export type ShellLineReport = z.infer<typeof ShellLineReportSchema>;
 
 /**
  * Takes the reports out of a terminal stream, chunk by chunk: a marker split across chunks

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import { interpretAnswer, noAnswer, TOOLS_EXEC, toolsArgv } from "./in-container.js";
+import { ChannelHelloSchema, ChannelReplySchema, type ChannelRequest } from "../../contract/control.js";
 
 /** How long a channel with nothing to do stays open: an idle worker then holds no tools process. */
 export const CHANNEL_IDLE_MS = 60_000;
@@ -58,7 +59,8 @@ class ToolsChannel {
         this.close();
       }, timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
-      this.session.stdin.write(`${JSON.stringify({ id, mode, args, input })}\n`);
+      const line: ChannelRequest = { id, mode, args: [...args], input };
+      this.session.stdin.write(`${JSON.stringify(line)}\n`);
     });
   }
 
@@ -73,16 +75,18 @@ class ToolsChannel {
     while ((end = this.buffered.indexOf("\n")) !== -1) {
       const line = this.buffered.slice(0, end);
       this.buffered = this.buffered.slice(end + 1);
-      let message: { id?: unknown; answer?: unknown; pid?: unknown };
+      let message: unknown;
       try {
-        message = JSON.parse(line) as typeof message;
+        message = JSON.parse(line);
       } catch {
         continue;
       }
-      if (this.pid === undefined && Number.isInteger(message.pid) && (message.pid as number) > 1) this.pid = message.pid as number;
-      if (typeof message.id !== "number") continue;
-      const pending = this.settle(message.id);
-      pending?.resolve(message.answer);
+      const hello = ChannelHelloSchema.safeParse(message);
+      if (this.pid === undefined && hello.success) this.pid = hello.data.pid;
+      const reply = ChannelReplySchema.safeParse(message);
+      if (!reply.success || reply.data.id === null) continue;
+      const pending = this.settle(reply.data.id);
+      pending?.resolve(reply.data.answer);
     }
     if (this.buffered.length > MAX_ANSWER_BYTES) this.close();
   }

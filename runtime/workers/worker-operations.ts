@@ -17,6 +17,8 @@ import {
 } from "./exec-request.js";
 import { exportBranch, type ExportResult } from "./export-branch.js";
 import type { Worker } from "./worker.js";
+import type { RunRequest } from "../../contract/control.js";
+import { deniedMessage } from "../../contract/sandbox-error.js";
 
 /** Time the host waits beyond an exec's own timeout before giving up on the container. */
 const EXEC_GRACE_MS = 15_000;
@@ -51,14 +53,15 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
   if (admitted.refused.length > 0) {
     if (worker.permissions.mode === "enforce") {
       await context.event(worker.id, "permission_denied", { via: "exec", kind: "env", names: admitted.refused });
-      throw new AppError("permission_denied", `PermissionDenied: env access to "${admitted.refused[0]}" is not granted; grant it with permissions.env`, {
+      throw new AppError("permission_denied", deniedMessage("env", admitted.refused[0] as string), {
         details: { kind: "env", names: admitted.refused },
       });
     }
     await context.recordAudit(worker.id, admitted.refused.map((target) => ({ kind: "env", target })), "host");
   }
   const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
-  const payload = JSON.stringify({ ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES });
+  const runRequest: RunRequest = { ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES };
+  const payload = JSON.stringify(runRequest);
   const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
   try {
     const { audit, ...result } = await context.channels.call(containerId, "run", [], ExecResultSchema, { input: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS });

@@ -1,22 +1,15 @@
 import { withScratchIndex } from "../git/scratch-index.js";
+import type { DiffFile, DiffResult } from "../../contract/control.js";
+import type { ControlFailure } from "../../contract/sandbox-error.js";
 
 const MAX_PATCH_BYTES = 8 * 1024 * 1024;
-
-/** One changed file with line counts (binary files count 0). */
-export interface DiffFile {
-  path: string;
-  status: "added" | "modified" | "deleted" | "renamed" | "copied" | "type_changed";
-  additions: number;
-  deletions: number;
-  oldPath?: string;
-}
 
 /**
  * Everything that changed since `baseCommit` — commits, staged and unstaged edits and new
  * untracked (not ignored) files — computed with a throwaway index so the agent's own index
  * is never touched.
  */
-export async function diffSinceBase(root: string, baseCommit: string) {
+export async function diffSinceBase(root: string, baseCommit: string): Promise<DiffResult | ControlFailure> {
   try {
     return await withScratchIndex(root, async (git) => {
       const head = await git(["rev-parse", "--verify", "HEAD"]);

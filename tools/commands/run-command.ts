@@ -1,19 +1,11 @@
-import { z } from "zod";
-import { AccessControl, PermissionDeniedError, type AuditEntry } from "../permissions/access-control.js";
+import { AccessControl, PermissionDeniedError } from "../permissions/access-control.js";
 import { readOomKills } from "../shell/oom-kills.js";
-import { runProcess, type RunResult } from "../shell/run-process.js";
+import { runProcess } from "../shell/run-process.js";
+import { RunRequestSchema, type RunResult } from "../../contract/control.js";
+import type { ControlFailure } from "../../contract/sandbox-error.js";
 
-/** The request the control plane sends on stdin for `workcell-tools run`. */
-export const RunRequestSchema = z.object({
-  command: z.union([z.string().min(1), z.array(z.string()).min(1)]),
-  cwd: z.string().optional(),
-  timeoutMs: z.number().int().positive(),
-  maxOutputBytes: z.number().int().positive(),
-  env: z.record(z.string(), z.string()).optional(),
-});
-
-/** What `run` answers: the result, or an error the control plane maps to an HTTP status. */
-export type RunAnswer = (RunResult & { audit: AuditEntry[]; oomKilled: boolean }) | { error: string; code?: "permission_denied" };
+/** What `run` answers: the result, or a failure whose code the control plane maps to an HTTP status. */
+export type RunAnswer = RunResult | ControlFailure;
 
 /**
  * Runs one command for the control plane's exec endpoint: policy-checked program and cwd,

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
-import { AccessControl, PermissionDeniedError, type AuditEntry } from "../permissions/access-control.js";
+import { AccessControl, PermissionDeniedError } from "../permissions/access-control.js";
 import { streamRecords } from "./stream-records.js";
+import type { ShellLineReport } from "../../contract/control.js";
 
 /**
  * The interactive shell (`workcell shell` from a terminal): bash with a DEBUG trap that,
@@ -16,14 +17,6 @@ import { streamRecords } from "./stream-records.js";
  * nonce (a program printing look-alikes) are dropped. Like exec's check this is policy and
  * a record, not a boundary: the container is the boundary.
  */
-
-/** The report of one checked line, base64-encoded JSON in the marker. */
-export interface ShellLineReport {
-  readonly command: string;
-  readonly allowed: boolean;
-  readonly message?: string;
-  readonly audit: readonly AuditEntry[];
-}
 
 const FIELD = "\x1f";
 

@@ -6,6 +6,7 @@ import { textResult, type ToolCallContext } from "../tool-result.js";
 import { capText } from "./output-collector.js";
 import { readOomKills } from "./oom-kills.js";
 import { runProcess } from "./run-process.js";
+import { CommandOutcomeSchema } from "../../contract/control.js";
 
 /** Default and ceiling for the shell tool's timeout. */
 export const DEFAULT_SHELL_TIMEOUT_MS = 60_000;
@@ -58,15 +59,7 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl,
           .describe(`Characters of each stream to return (default ${DEFAULT_SHELL_OUTPUT_CHARS})`),
         heavy: z.boolean().optional().describe("A build, test suite or other CPU-heavy command: waits for a host-wide slot so light calls stay fast"),
       },
-      outputSchema: {
-        exitCode: z.number().int().nullable(),
-        stdout: z.string(),
-        stderr: z.string(),
-        timedOut: z.boolean(),
-        truncated: z.boolean(),
-        durationMs: z.number(),
-        oomKilled: z.boolean(),
-      },
+      outputSchema: { ...CommandOutcomeSchema.shape, oomKilled: z.boolean() },
       annotations: { destructiveHint: true, openWorldHint: false },
       handler: async ({ command, cwd, timeoutMs, maxOutputChars, heavy }, context) => {
       const directory = await access.resolve(cwd ?? ".", "read");
