@@ -12,7 +12,7 @@ import { registerGitTools } from "./git/git-tools.js";
 import { registerCallSequenceTool } from "./composition/call-sequence-tool.js";
 import { registerProjectTool } from "./project/project-tool.js";
 import { registerCodingPrompt } from "./prompts/coding-workflow.js";
-import { AccessControl, type AuditEntry } from "./permissions/access-control.js";
+import { AccessControl } from "./permissions/access-control.js";
 import { registerPermissionsTool } from "./permissions/permissions-tool.js";
 import { PolicySource } from "./permissions/policy-file.js";
 import { createAdmitter } from "./approvals/admission-client.js";
@@ -25,6 +25,7 @@ import { ProcessManager } from "./shell/process-manager.js";
 import { registerProcessTools } from "./shell/process-tools.js";
 import { registerShellTool } from "./shell/shell-tool.js";
 import { registerTestTool } from "./testing/test-tool.js";
+import type { AuditEntry } from "../contract/policy.js";
 import { AUDIT_META_KEY } from "../contract/wire.js";
 import { CONTAINER_WORKSPACE } from "../contract/container.js";
 

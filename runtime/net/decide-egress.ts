@@ -1,10 +1,6 @@
-import { hostMatches, parseHostPattern, type HostPattern } from "../permissions/host-pattern.js";
 import type { Policy } from "../permissions/policy.js";
 import type { EgressDecision } from "./egress-proxy.js";
-
-function patterns(list: readonly string[]): HostPattern[] {
-  return list.map(parseHostPattern).filter((p): p is HostPattern => typeof p !== "string");
-}
+import { judgeNetTarget } from "../../contract/host-pattern.js";
 
 /** The Deno-style refusal for a destination. */
 export function netDeniedMessage(host: string, port: number): string {
@@ -14,14 +10,12 @@ export function netDeniedMessage(host: string, port: number): string {
 
 /** Whether a refused destination should be put to a reviewer instead (prompting policy, no deny naming it). Pure. */
 export function shouldPromptEgress(policy: Policy, host: string, port: number): boolean {
-  return policy.prompt && policy.mode === "enforce" && !patterns(policy.deny.net).some((p) => hostMatches(p, host, port));
+  return policy.prompt && policy.mode === "enforce" && judgeNetTarget(policy, host, port) !== "denied";
 }
 
 /** Decides one destination under a policy: deny wins, then the grants; audit mode allows and says so. Pure. */
 export function decideEgress(policy: Policy, host: string, port: number): EgressDecision {
-  const denied = patterns(policy.deny.net).some((p) => hostMatches(p, host, port));
-  const granted = !denied && (policy.net === true || (Array.isArray(policy.net) && patterns(policy.net).some((p) => hostMatches(p, host, port))));
-  if (granted) return { allowed: true };
+  if (judgeNetTarget(policy, host, port) === "granted") return { allowed: true };
   if (policy.mode === "audit") return { allowed: true, audited: true };
   return { allowed: false, message: netDeniedMessage(host, port) };
 }

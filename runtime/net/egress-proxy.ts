@@ -5,7 +5,7 @@ import { connect, type Socket } from "node:net";
 import path from "node:path";
 import { ConnectionSlots } from "./connection-slots.js";
 import { isInternalAddress } from "./internal-ranges.js";
-import { canonicalHost, parseIpLiteral } from "./ip-address.js";
+import { canonicalHost, parseIpLiteral } from "../../contract/ip-address.js";
 
 /** What the policy says about one destination. */
 export type EgressDecision = { allowed: true; audited?: boolean } | { allowed: false; message: string };

@@ -1,4 +1,4 @@
-import { embeddedIpv4, parseIpLiteral, type IpAddress } from "./ip-address.js";
+import { embeddedIpv4, parseIpLiteral, type IpAddress } from "../../contract/ip-address.js";
 
 type Range = readonly [prefix: readonly number[], bits: number];
 

@@ -1,10 +1,9 @@
 import path from "node:path";
-import { z } from "zod";
-import { parseHostPattern } from "./host-pattern.js";
+import { parseHostPattern } from "../../contract/host-pattern.js";
+import { AuditEntrySchema, type AuditEntry } from "../../contract/policy.js";
 
-/** Something enforce mode would have refused, as audit mode recorded it. */
-export const AuditEntrySchema = z.object({ kind: z.enum(["read", "write", "net", "run", "env"]), target: z.string() });
-export type AuditEntry = z.infer<typeof AuditEntrySchema>;
+// The entry's shape is the contract's: the sandbox's tools report entries in it.
+export { AuditEntrySchema, type AuditEntry } from "../../contract/policy.js";
 
 /** Who recorded an audit entry: the host itself (exec env checks, the egress proxy) or the sandbox's tools. */
 export type AuditSource = "host" | "sandbox";

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
-import { formatHostPattern, parseHostPattern } from "./host-pattern.js";
+import { formatHostPattern, parseHostPattern } from "../../contract/host-pattern.js";
+import { defaultPolicy, isInside, type Policy } from "../../contract/policy.js";
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PROGRAM = /^[^\s/\0]+$|^\/[^\0]+$/;
@@ -33,37 +34,8 @@ export const PermissionsInputSchema = z
   .strict();
 export type PermissionsInput = z.infer<typeof PermissionsInputSchema>;
 
-/** A normalised policy: every field present, paths absolute and clean, hosts canonical. */
-export interface Policy {
-  read: true | string[];
-  write: true | string[];
-  net: boolean | string[];
-  run: true | string[];
-  env: true | string[];
-  deny: { read: string[]; write: string[]; net: string[]; run: string[]; env: string[] };
-  prompt: boolean;
-  mode: "enforce" | "audit";
-}
-
-const storedList = z.array(z.string());
-/** A normalised policy as stored and answered; absent fields take the defaults. */
-export const PolicySchema = z.object({
-  read: z.union([z.literal(true), storedList]).default([]),
-  write: z.union([z.literal(true), storedList]).default([]),
-  net: z.union([z.boolean(), storedList]).default(false),
-  run: z.union([z.literal(true), storedList]).default(true),
-  env: z.union([z.literal(true), storedList]).default([]),
-  deny: z
-    .object({ read: storedList.default([]), write: storedList.default([]), net: storedList.default([]), run: storedList.default([]), env: storedList.default([]) })
-    .default({ read: [], write: [], net: [], run: [], env: [] }),
-  prompt: z.boolean().default(false),
-  mode: z.enum(["enforce", "audit"]).default("enforce"),
-});
-
-/** The policy a worker gets when it asks for nothing: workspace only, no network, any program, no env. */
-export function defaultPolicy(): Policy {
-  return { read: [], write: [], net: false, run: true, env: [], deny: { read: [], write: [], net: [], run: [], env: [] }, prompt: false, mode: "enforce" };
-}
+// The stored policy and its defaults are the contract's: the sandbox's tools read the same shape.
+export { defaultPolicy, isInside, PolicySchema, type Policy } from "../../contract/policy.js";
 
 /** Why a policy was refused: the field and a message that says how to fix it. */
 export class PolicyError extends Error {
@@ -78,10 +50,6 @@ export class PolicyError extends Error {
 
 /** Container paths a host path may not be mounted over. */
 const RESERVED_TARGETS = ["/proc", "/sys", "/dev", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/boot", "/opt/workcell", "/run/workcell", "/workspace", "/home/agent", "/var/lib/docker", "/run/docker", "/run/containerd"];
-
-function isInside(candidate: string, parent: string): boolean {
-  return candidate === parent || candidate.startsWith(parent.endsWith("/") ? parent : `${parent}/`);
-}
 
 /** Checks one host path grant; returns it normalised. */
 function normalizeHostPath(raw: string, field: string, dataDir: string): string {
@@ -186,5 +154,3 @@ export function denyOverlays(policy: Policy): DenyOverlays {
   );
   return { hidden, readOnly };
 }
-
-export { isInside };

@@ -3,6 +3,7 @@ import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 import { denyOverlays, mountsFor, normalizePolicy, PolicyError, type PermissionsInput, type Policy } from "../permissions/policy.js";
 import { POLICY_FILE_NAME, PROXY_SOCKET_NAME } from "../../contract/container.js";
+import { toPolicyFile, type PolicyApprovals } from "../../contract/policy.js";
 
 /** Normalises a requested policy, turning a PolicyError into a 400 that names the field. */
 export function policyFromInput(input: PermissionsInput | undefined, dataDir: string): Policy {
@@ -46,11 +47,11 @@ export async function findHiddenPaths(policy: Policy): Promise<{ path: string; d
  * Writes the policy where the worker's tools read it (the control dir, mounted read-only):
  * world-readable, replaced atomically so a tool never reads half a file.
  */
-export async function writePolicyFile(runDir: string, policy: Policy, approvals: { tools: string[]; dangerousGit: boolean }): Promise<void> {
+export async function writePolicyFile(runDir: string, policy: Policy, approvals: PolicyApprovals): Promise<void> {
   await mkdir(runDir, { recursive: true });
   await chmod(runDir, 0o755);
   const target = path.join(runDir, POLICY_FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify({ ...policy, approvals: { tools: approvals.tools, dangerousGit: approvals.dangerousGit } }), { mode: 0o644 });
+  await writeFile(temporary, JSON.stringify(toPolicyFile(policy, approvals)), { mode: 0o644 });
   await rename(temporary, target);
 }

@@ -2,8 +2,10 @@ import path from "node:path";
 import { resolveInside, type ResolvedPath } from "../fs/resolve-inside.js";
 import { currentCall, type RequestApproval } from "../approvals/approval-client.js";
 import { programsOf } from "./command-programs.js";
-import { deniedMessage, isInside, queryPermission, type PermissionKind, type PermissionState } from "./decide.js";
-import { PolicySource, type ContainerPolicy } from "./policy-file.js";
+import { queryPermission, type PermissionState } from "./decide.js";
+import { PolicySource } from "./policy-file.js";
+import { isInside, type AuditEntry, type PermissionKind, type PolicyFile } from "../../contract/policy.js";
+import { deniedMessage } from "../../contract/sandbox-error.js";
 
 /** A refusal by the worker's policy; its message reads like Deno's. */
 export class PermissionDeniedError extends Error {
@@ -14,12 +16,6 @@ export class PermissionDeniedError extends Error {
   ) {
     super(deniedMessage(kind, target));
   }
-}
-
-/** Something enforce mode would have refused, recorded in audit mode. */
-export interface AuditEntry {
-  kind: PermissionKind;
-  target: string;
 }
 
 // Shell builtins start no program; checking them would only get in the way.
@@ -39,7 +35,7 @@ export class AccessControl {
     private readonly approve?: RequestApproval,
   ) {}
 
-  policy(): ContainerPolicy {
+  policy(): PolicyFile {
     return this.source.current();
   }
 

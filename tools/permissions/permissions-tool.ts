@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ToolRegistry } from "../registry.js";
 import { textResult } from "../tool-result.js";
 import type { AccessControl } from "./access-control.js";
+import { PermissionKindSchema } from "../../contract/policy.js";
 
 /** Registers `permissions_query`, the worker's view of its own policy (like Deno.permissions.query). */
 export function registerPermissionsTool(registry: ToolRegistry, access: AccessControl): void {
@@ -10,7 +11,7 @@ export function registerPermissionsTool(registry: ToolRegistry, access: AccessCo
     description:
       'Ask whether an access is allowed before trying it: answers granted, denied, or prompt (a human would be asked). kind read/write take a path, net a "host:port", run a program, env a variable name.',
     inputSchema: {
-      kind: z.enum(["read", "write", "net", "run", "env"]).describe("Kind of access"),
+      kind: PermissionKindSchema.describe("Kind of access"),
       target: z.string().min(1).max(4096).describe('Path, "host:port", program name or env var name'),
     },
     annotations: { readOnlyHint: true },

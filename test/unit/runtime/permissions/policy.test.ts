@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { decideEgress } from "../../../../runtime/net/decide-egress.js";
 import { isInternalAddress } from "../../../../runtime/net/egress-proxy.js";
 import { admitEnv } from "../../../../runtime/permissions/env-grant.js";
-import { formatHostPattern, hostMatches, parseHostPattern } from "../../../../runtime/permissions/host-pattern.js";
+import { formatHostPattern, hostMatches, parseHostPattern } from "../../../../contract/host-pattern.js";
 import { defaultPolicy, denyOverlays, mountsFor, normalizePolicy, PolicyError, type Policy } from "../../../../runtime/permissions/policy.js";
 import { suggestPolicy } from "../../../../runtime/permissions/suggest.js";
 

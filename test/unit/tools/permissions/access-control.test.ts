@@ -4,15 +4,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccessControl, PermissionDeniedError } from "../../../../tools/permissions/access-control.js";
 import { queryPermission } from "../../../../tools/permissions/decide.js";
-import { defaultContainerPolicy, PolicySource, type ContainerPolicy } from "../../../../tools/permissions/policy-file.js";
+import { PolicySource } from "../../../../tools/permissions/policy-file.js";
+import { defaultPolicyFile, type PolicyFile } from "../../../../contract/policy.js";
 
 let base: string;
 let workspace: string;
 let granted: string;
 let policyFile: string;
 
-async function withPolicy(policy: Partial<ContainerPolicy>): Promise<AccessControl> {
-  await writeFile(policyFile, JSON.stringify({ ...defaultContainerPolicy(), ...policy }));
+async function withPolicy(policy: Partial<PolicyFile>): Promise<AccessControl> {
+  await writeFile(policyFile, JSON.stringify({ ...defaultPolicyFile(), ...policy }));
   return new AccessControl(workspace, new PolicySource(policyFile));
 }
 
@@ -46,7 +47,7 @@ describe("AccessControl.resolve", () => {
   });
 
   it("lets deny win inside a grant", async () => {
-    const access = await withPolicy({ read: [granted], deny: { ...defaultContainerPolicy().deny, read: [path.join(granted, "secret")] } });
+    const access = await withPolicy({ read: [granted], deny: { ...defaultPolicyFile().deny, read: [path.join(granted, "secret")] } });
     expect(await refusal(access.resolve(path.join(granted, "secret", "x"), "read"))).toMatch(/read access to ".*secret\/x"/);
   });
 
@@ -75,13 +76,13 @@ describe("AccessControl.resolve", () => {
     const access = await withPolicy({ run: ["git"] });
     await expect(access.checkCommand("npm test")).rejects.toThrow(PermissionDeniedError);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await writeFile(policyFile, JSON.stringify({ ...defaultContainerPolicy(), run: ["git", "npm"] }));
+    await writeFile(policyFile, JSON.stringify({ ...defaultPolicyFile(), run: ["git", "npm"] }));
     await expect(access.checkCommand("npm test")).resolves.toBeUndefined();
   });
 });
 
 describe("queryPermission", () => {
-  const policy: ContainerPolicy = { ...defaultContainerPolicy(), net: ["*.example.com:443"], run: ["/usr/bin/git", "npm"], env: ["TOKEN"], deny: { ...defaultContainerPolicy().deny, run: ["rm"] } };
+  const policy: PolicyFile = { ...defaultPolicyFile(), net: ["*.example.com:443"], run: ["/usr/bin/git", "npm"], env: ["TOKEN"], deny: { ...defaultPolicyFile().deny, run: ["rm"] } };
   it("answers granted, denied, or prompt when a human would be asked", () => {
     expect(queryPermission(policy, "net", "api.example.com:443", "/workspace")).toBe("granted");
     expect(queryPermission(policy, "net", "api.example.com:80", "/workspace")).toBe("denied");

@@ -4,14 +4,15 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AccessControl } from "../../../../tools/permissions/access-control.js";
-import { defaultContainerPolicy, PolicySource, type ContainerPolicy } from "../../../../tools/permissions/policy-file.js";
+import { PolicySource } from "../../../../tools/permissions/policy-file.js";
+import { defaultPolicyFile, type PolicyFile } from "../../../../contract/policy.js";
 import { checkShellLine, serveShellChecks } from "../../../../tools/shell/interactive-shell.js";
 
 let base: string;
 let policyFile: string;
 
-async function withPolicy(policy: Partial<ContainerPolicy>): Promise<AccessControl> {
-  await writeFile(policyFile, JSON.stringify({ ...defaultContainerPolicy(), ...policy }));
+async function withPolicy(policy: Partial<PolicyFile>): Promise<AccessControl> {
+  await writeFile(policyFile, JSON.stringify({ ...defaultPolicyFile(), ...policy }));
   return new AccessControl(base, new PolicySource(policyFile));
 }
 

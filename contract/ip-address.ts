@@ -1,4 +1,8 @@
-import { isIPv6 } from "node:net";
+/**
+ * IP literals in every notation a resolver or the kernel accepts, turned into one canonical
+ * form, so a grant, a deny and a destination are compared as the addresses they name. Pure:
+ * the control plane's egress decisions and the sandbox's answers use the same parser.
+ */
 
 /** An IP address in one canonical form: `family` and its bytes (4 or 16). */
 export interface IpAddress {
@@ -33,10 +37,36 @@ export function parseIpv4Literal(text: string): IpAddress | undefined {
   return { family: 4, bytes: [...leading, ...tail] };
 }
 
+const DOTTED_QUAD = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
+const HEX_GROUP = /^[0-9a-f]{1,4}$/i;
+
+/**
+ * Whether `text` is an IPv6 address in RFC 4291 text form (no brackets, no zone id): eight
+ * groups, or fewer around one `::`, the last two optionally a strict dotted quad. Accepts
+ * exactly what `node:net`'s isIPv6 accepts there. Pure.
+ */
+export function isIpv6Text(text: string): boolean {
+  const halves = text.split("::");
+  if (halves.length > 2) return false;
+  const groupsOf = (part: string) => (part === "" ? [] : part.split(":"));
+  const head = groupsOf(halves[0] as string);
+  const tail = halves.length === 2 ? groupsOf(halves[1] as string) : [];
+  const groups = [...head, ...tail];
+  let count = groups.length;
+  // A dotted quad stands for the last two groups, so it must end the text.
+  const endsText = halves.length === 1 || tail.length > 0;
+  if (endsText && groups[groups.length - 1]?.includes(".")) {
+    if (!DOTTED_QUAD.test(groups.pop() as string)) return false;
+    count += 1;
+  }
+  if (!groups.every((group) => HEX_GROUP.test(group))) return false;
+  return halves.length === 2 ? count <= 7 : count === 8;
+}
+
 /** Parses an IPv6 literal (brackets and a zone id allowed, an embedded dotted IPv4 too) to 16 bytes. Pure. */
 export function parseIpv6Literal(text: string): IpAddress | undefined {
   const bare = text.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, "");
-  if (!isIPv6(bare)) return undefined;
+  if (!isIpv6Text(bare)) return undefined;
   let body = bare.toLowerCase();
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(body);
   if (dotted) {
