@@ -194,7 +194,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       logger.debug("tool call detail", { worker: call.workerId, session: call.sessionId, tool: call.tool, args: call.args, result: call.result });
       const { workerId, ...data } = call;
       void events.append(workerId, "tool_call", data).catch((error: unknown) => log(`recording a tool call failed: ${String(error)}`));
-      if (call.isError && call.result.startsWith("Error: PermissionDenied")) {
+      if (call.errorCode === "permission_denied") {
         void events.append(workerId, "permission_denied", { tool: call.tool, sessionId: call.sessionId, message: call.result }).catch(() => undefined);
       }
     },

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { PathRefusedError } from "./fs/resolve-inside.js";
 import { PermissionDeniedError } from "./permissions/access-control.js";
+import { permissionDeniedMeta } from "../contract/sandbox-error.js";
 
 /** A successful tool answer with text and, optionally, structured content. */
 export function textResult(text: string, structured?: Record<string, unknown>): CallToolResult {
@@ -63,6 +64,16 @@ export function describeToolError(error: unknown): string {
 }
 
 /**
+ * The `isError` result for anything a tool threw. A refusal by the policy also says so by
+ * code in its `_meta` (the contract's typed error), which the control plane reads instead
+ * of the text.
+ */
+function errorResultFor(error: unknown): CallToolResult {
+  const result = errorResult(describeToolError(error));
+  return error instanceof PermissionDeniedError ? { ...result, _meta: permissionDeniedMeta(error.kind, error.target) } : result;
+}
+
+/**
  * Wraps a tool handler so every failure becomes an `isError` result instead of a protocol
  * error: the server never crashes on a tool failure.
  */
@@ -73,7 +84,7 @@ export function answerErrorsAsToolResults<A>(
     try {
       return await handler(args, extra);
     } catch (error) {
-      return errorResult(describeToolError(error));
+      return errorResultFor(error);
     }
   };
 }

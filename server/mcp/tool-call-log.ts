@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { readToolError, type SandboxErrorCode } from "../../contract/sandbox-error.js";
 
 /** A finished tool call as the bridge saw it. */
 export interface ToolCallRecord {
@@ -8,6 +9,8 @@ export interface ToolCallRecord {
   args: unknown;
   result: string;
   isError: boolean;
+  /** Why the call failed, when the tools said so by code (the contract's typed error, never read from the text). */
+  errorCode?: SandboxErrorCode;
   durationMs: number;
 }
 
@@ -44,13 +47,16 @@ export class ToolCallLog {
     this.open.delete(id);
     const result = "result" in message ? (message.result as { content?: { type: string; text?: string }[]; isError?: boolean }) : undefined;
     const text = result?.content?.filter((block) => block.type === "text").map((block) => block.text ?? "").join("\n") ?? ("error" in message ? message.error.message : "");
+    const isError = result?.isError === true || "error" in message;
+    const typed = isError && result !== undefined ? readToolError(result) : undefined;
     this.listener?.({
       workerId: this.workerId,
       sessionId: this.sessionId(),
       tool: call.tool,
       args: call.args,
       result: text,
-      isError: result?.isError === true || "error" in message,
+      isError,
+      ...(typed === undefined ? {} : { errorCode: typed.code }),
       durationMs: Math.round(performance.now() - call.started),
     });
   }
