@@ -4,10 +4,12 @@
 // neither and never writes to the console (stdout is its MCP channel); client/ (the published
 // HTTP client) imports only types, from runtime/ and contract/, so its built file has no
 // dependencies. contract/ (what the control plane, the sandbox and the CLI agree on: wire
-// names, container paths and variables, the shell connection's frames) is imported by every
-// side and imports nothing of the project, and no package but zod, so each side reads the
-// one definition. cli/ (the `workcell` client commands) talks to the control plane only
-// through client/, so it may import only client/ and contract/; nothing imports cli/.
+// names, container paths and variables, the policy and its file, the network grant rule,
+// the control channel's and run/diff shapes, typed errors, the shell connection's frames) is
+// imported by every side and imports nothing of the project, and no package but zod (not
+// even node:), so each side reads the one definition. cli/ (the `workcell` client commands)
+// talks to the control plane only through client/, so it may import only client/ and
+// contract/; nothing imports cli/.
 // runtime/testing/ holds the test doubles (in-memory driver and store, manual clock): no file
 // outside runtime/testing/ and test/ may import it, so no fake can reach production code.
 import { readdir, readFile } from "node:fs/promises";
