@@ -57,7 +57,7 @@ describe("the published tool schemas", () => {
   it("pass it on the orchestrator's endpoint too", async () => {
     const server = new McpServer({ name: "orchestrator-schemas", version: "1.0.0" });
     // Listing tools calls none of them, so nothing behind them is needed.
-    registerOrchestratorTools(server, {} as OrchestratorDeps);
+    registerOrchestratorTools(server, { workers: {} } as OrchestratorDeps);
     const { count, problems } = await listedProblems(server);
     expect(count).toBeGreaterThan(8);
     expect(problems).toEqual([]);
