@@ -81,7 +81,9 @@ describe("the audit trail", () => {
       expect(call.durationMs).toBeGreaterThanOrEqual(0);
       expect(call.sessionId).toBeTruthy();
     }
-    expect(calls[2]).toMatchObject({ isError: true, result: expect.stringMatching(/PermissionDenied: run access to "python3"/) });
+    expect(calls[2]).toMatchObject({ isError: true, errorCode: "permission_denied", result: expect.stringMatching(/PermissionDenied: run access to "python3"/) });
+    // The bridge records the refusal from the code the tools put in the result's _meta, not from its text.
+    expect(body.events).toContainEqual(expect.objectContaining({ type: "permission_denied", tool: "shell", message: expect.stringMatching(/^Error: PermissionDenied: run access to "python3"/) }));
     const everything = JSON.stringify(body) + test.logs.join("\n");
     expect(everything).not.toContain(SECRET);
     expect(everything).toContain("[redacted]");
