@@ -1,16 +1,15 @@
-import { z } from "zod";
 import { AppError } from "../errors/app-error.js";
 import { isControlPlaneEnvName } from "../permissions/audit-entry.js";
 import { isInside, normalizePolicy, PermissionsInputSchema, PolicyError, type Policy } from "../permissions/policy.js";
 import type { ApprovalSettings } from "./approval.js";
+import { ApprovalParamsSchema, type ApprovalParams } from "../../contract/approval.js";
+import type { PermissionKind } from "../../contract/policy.js";
 
 /** Largest tool input (as JSON) an approval may carry: a reviewer must be able to read all of it. */
 export const MAX_APPROVAL_INPUT_BYTES = 64 * 1024;
 /** Longest reason from the worker's tools that is shown (the rest is cut). */
 const MAX_REASON_CHARS = 300;
 
-const PermissionKindSchema = z.enum(["read", "write", "net", "run", "env"]);
-type PermissionKind = z.infer<typeof PermissionKindSchema>;
 
 /** A permission a prompt asks for, as the host validated and normalised it. */
 export interface ApprovalPermission {
@@ -18,19 +17,8 @@ export interface ApprovalPermission {
   target: string;
 }
 
-/**
- * What the worker's tools send with an approval request. It comes from inside the sandbox,
- * so nothing in it is shown as the host's own words: `description` is only the tools'
- * reason, quoted as such.
- */
-export const ApprovalParamsSchema = z.object({
-  kind: z.enum(["tool", "permission"]),
-  tool: z.string().max(64).regex(/^([a-z][a-z0-9_]*)?$/, "must be a tool name such as shell or git_commit"),
-  input: z.unknown(),
-  description: z.string().max(4_000).optional(),
-  permission: z.object({ kind: PermissionKindSchema, target: z.string().min(1).max(4_096) }).optional(),
-});
-export type ApprovalParams = z.infer<typeof ApprovalParamsSchema>;
+// What the worker's tools send with an approval request: the contract's.
+export { ApprovalParamsSchema, type ApprovalParams };
 
 /** An approval request as the host records it: fields validated, text written by the host. */
 export interface BuiltApprovalRequest {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ApprovalAnswer as SentAnswer } from "../../contract/approval.js";
 
 /** The approval settings of a worker (part of what it is created with). */
 export const ApprovalSettingsInputSchema = z
@@ -59,10 +60,4 @@ export const DecisionInputSchema = z
 export type DecisionInput = z.infer<typeof DecisionInputSchema>;
 
 /** What the worker's tools receive. */
-export interface ApprovalAnswer {
-  decision: "approve" | "reject" | "edit";
-  input?: Record<string, unknown>;
-  reason?: string;
-  scope?: "once" | "worker";
-  approvalId: string;
-}
+export type ApprovalAnswer = SentAnswer & { approvalId: string };

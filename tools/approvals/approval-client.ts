@@ -3,27 +3,12 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { ToolCallContext } from "../tool-result.js";
 import { APPROVAL_METHOD } from "../../contract/wire.js";
+import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalParams } from "../../contract/approval.js";
 
-/** The reviewer's answer as the control plane sends it back. */
-export const ApprovalAnswerSchema = z
-  .object({
-    decision: z.enum(["approve", "reject", "edit"]),
-    input: z.record(z.string(), z.unknown()).optional(),
-    reason: z.string().optional(),
-    scope: z.enum(["once", "worker"]).optional(),
-    approvalId: z.string().optional(),
-  })
-  .passthrough();
-export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+export { ApprovalAnswerSchema, type ApprovalAnswer } from "../../contract/approval.js";
 
-/** What a gated call asks the reviewer. */
-export interface ApprovalRequest {
-  kind: "tool" | "permission";
-  tool: string;
-  input: unknown;
-  description: string;
-  permission?: { kind: string; target: string };
-}
+/** What a gated call asks the reviewer (the tools always say why). */
+export type ApprovalRequest = ApprovalParams & { description: string };
 
 /** Asks the control plane for a decision on behalf of the current tool call. */
 export type RequestApproval = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
