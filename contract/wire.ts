@@ -25,3 +25,6 @@ export const GATE_META_KEY = "dev.workcell/gate";
 
 /** `_meta` key on a tool result: why the call failed, by code (see sandbox-error.ts), when it failed for a typed reason. */
 export const ERROR_META_KEY = "dev.workcell/error";
+
+/** The worker tool the control plane itself calls: the pipeline's quality gate. */
+export const QUALITY_TOOL = "quality_checks";

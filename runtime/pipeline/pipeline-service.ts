@@ -10,6 +10,7 @@ import { KeyedLock } from "../workers/keyed-lock.js";
 import type { Worker } from "../workers/worker.js";
 import type { Task, Transition } from "./task.js";
 import { allowedPositions, decideTransition, describeStep, SEQUENCE, type Step, type StepTool, type TransitionDecision } from "./transitions.js";
+import { QUALITY_TOOL } from "../../contract/wire.js";
 
 /** What a refused out-of-order call answers. */
 export interface SequenceViolation {
@@ -187,7 +188,7 @@ export class PipelineService {
       }
       case "run_quality_checks": {
         const release = this.deps.admission === undefined ? () => undefined : await this.deps.admission.acquire(worker.id);
-        const result = await callWorkerTool(this.deps.driver, containerId, "quality_checks", { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) }).finally(release);
+        const result = await callWorkerTool(this.deps.driver, containerId, QUALITY_TOOL, { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) }).finally(release);
         const structured = (result.structuredContent ?? {}) as { passed?: boolean; blocking?: boolean; checks?: unknown; coverage?: number };
         const blocked = structured.blocking === true;
         return {

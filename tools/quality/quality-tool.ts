@@ -7,6 +7,7 @@ import type { ToolRegistry } from "../registry.js";
 import { runProcess } from "../shell/run-process.js";
 import { textResult, type ToolCallContext } from "../tool-result.js";
 import { checkGherkin } from "./gherkin-check.js";
+import { QUALITY_TOOL } from "../../contract/wire.js";
 import { constants } from "node:fs";
 
 /** One check and its outcome. */
@@ -49,7 +50,7 @@ const structuredOf = (result: CallToolResult) => (result.structuredContent ?? {}
  */
 export function registerQualityTool(registry: ToolRegistry, root: string): void {
   registry.register({
-    name: "quality_checks",
+    name: QUALITY_TOOL,
     description:
       "Run the quality checks that fit a BDD stage: Gherkin syntax and lint after feature files; lint and type-check after step definitions; tests expected to fail after unit tests; lint, type-check, all tests and coverage after implementation; the full suite with coverage not lower than before after refactor.",
     inputSchema: {
