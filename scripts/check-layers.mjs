@@ -10,6 +10,7 @@
 // even node:), so each side reads the one definition. cli/ (the `workcell` client commands)
 // talks to the control plane only through client/, so it may import only client/ and
 // contract/; nothing imports cli/.
+// runtime/ knows no HTTP routes (no "/v1/" in it): they are server/'s.
 // runtime/testing/ holds the test doubles (in-memory driver and store, manual clock): no file
 // outside runtime/testing/ and test/ may import it, so no fake can reach production code.
 import { readdir, readFile } from "node:fs/promises";
@@ -32,6 +33,8 @@ const TEST_DOUBLES = path.join("runtime", "testing");
 const TEST_DOUBLE_IMPORTERS = [TEST_DOUBLES, "test"];
 /** Folders no rule looks into. */
 const SKIPPED = new Set(["node_modules", "dist", "test-results"]);
+/** An HTTP route of the public API: server/ knows them, runtime/ must not. */
+const ROUTE = /\/v1\/[a-z]*/;
 /** The packages contract/ may import. */
 const CONTRACT_PACKAGES = new Set(["zod"]);
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -76,6 +79,9 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
       } else if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
       if (layer === "client" && !/^\s*(?:import|export) type\s/.test(match[0])) problems.push(`${path.relative(root, file)}: client/ may only import types ("${specifier}"); use "import type"`);
     }
+    if (layer === "runtime" && ROUTE.test(text)) {
+      problems.push(`${path.relative(root, file)}: runtime/ must not name HTTP routes ("${text.match(ROUTE)?.[0]}"); an error names its fix in details.action and server/error-hints.ts says which route does it`);
+    }
     if (layer === "tools" && /\bconsole\.(log|info|warn|error|debug)\(/.test(text)) {
       problems.push(`${path.relative(root, file)}: tools/ must not use console (stdout is the MCP channel)`);
     }
@@ -98,4 +104,4 @@ if (problems.length > 0) {
   process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/; runtime/testing/ is imported only by tests.\n");
+process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/; runtime/ names no routes; runtime/testing/ is imported only by tests.\n");

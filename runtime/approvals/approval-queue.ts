@@ -151,7 +151,7 @@ export class ApprovalQueue {
 
   async get(id: string): Promise<Approval> {
     const approval = await this.store.getApproval(id);
-    if (approval === undefined) throw new AppError("not_found", `No approval with id "${id.slice(0, 64)}". List them with GET /v1/approvals?status=pending.`);
+    if (approval === undefined) throw new AppError("not_found", `No approval with id "${id.slice(0, 64)}". List the pending approvals to see their ids.`, { details: { action: "list_approvals" } });
     return approval;
   }
 

@@ -9,7 +9,7 @@ const PROGRAM = /^[^\s/\0]+$|^\/[^\0]+$/;
 const pathList = z.array(z.string().min(1).max(4096)).max(100);
 const grant = <T extends z.ZodTypeAny>(list: T) => z.union([z.literal(true), list]);
 
-/** The permissions a client asks for in `POST /v1/workers` (and `PATCH .../permissions`). */
+/** The permissions a client asks for when creating a worker (and when changing its policy). */
 export const PermissionsInputSchema = z
   .object({
     read: grant(pathList).optional().describe("true (file tools may read anywhere in the container) or host paths mounted read-only at the same path"),

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import type { RunResult } from "../../contract/control.js";
 
-/** Default and ceiling of `POST /v1/workers/:id/exec` timeouts. */
+/** Default and ceiling of an exec's timeout. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 export const MAX_EXEC_TIMEOUT_MS = 60 * 60_000;
 /** Bytes of each stream `exec` answers with before cutting. */
 export const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 100 * 1024;
 
-/** The body of `POST /v1/workers/:id/exec`. */
+/** What an exec asks for: the command, where, how long, with which variables. */
 export const ExecRequestSchema = z
   .object({
     command: z.union([
@@ -22,11 +22,11 @@ export const ExecRequestSchema = z
 export type ExecRequest = z.infer<typeof ExecRequestSchema>;
 
 // What the in-container runner answers, and what `exec` returns less its audit entries; and
-// the answer of `GET /v1/workers/:id/diff`, which the container computes: the contract's.
+// a worker's diff, which the container computes: the contract's.
 export { DiffResultSchema, RunResultSchema as ExecResultSchema, type DiffResult } from "../../contract/control.js";
 
-/** What `POST /v1/workers/:id/exec` answers: the run's result without what audit mode recorded. */
+/** What an exec answers: the run's result without what audit mode recorded. */
 export type ExecResponse = Omit<RunResult, "audit">;
 
-/** The body of `POST /v1/workers/:id/export`. */
+/** What an export asks for: the branch to export to, if not the worker's own. */
 export const ExportRequestSchema = z.object({ branch: z.string().min(1).max(200).optional() }).strict();
