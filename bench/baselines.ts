@@ -18,7 +18,15 @@ export async function dockerRunTrue(docker: Docker, image: string, runtime?: str
     Image: image,
     Cmd: ["true"],
     User: "1000:1000",
-    HostConfig: { NetworkMode: "none", CapDrop: ["ALL"], SecurityOpt: ["no-new-privileges:true"], ReadonlyRootfs: true, Init: true, AutoRemove: false, ...(runtime === undefined ? {} : { Runtime: runtime }) },
+    HostConfig: {
+      NetworkMode: "none",
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges:true"],
+      ReadonlyRootfs: true,
+      Init: true,
+      AutoRemove: false,
+      ...(runtime === undefined ? {} : { Runtime: runtime }),
+    },
   });
   await container.start();
   await container.wait();
@@ -41,11 +49,17 @@ export async function startInProcessFloor(file: string): Promise<{ client: Clien
   const app = new Hono();
   app.all("/mcp", async (c) => {
     const id = c.req.header("mcp-session-id");
-    if (id !== undefined) return (sessions.get(id) as WebStandardStreamableHTTPServerTransport).handleRequest(c.req.raw);
+    if (id !== undefined)
+      return (sessions.get(id) as WebStandardStreamableHTTPServerTransport).handleRequest(c.req.raw);
     const server = new McpServer({ name: "floor", version: "1" });
-    server.registerTool("read_file", { inputSchema: { path: z.string() } }, async () => ({ content: [{ type: "text", text: await readFile(file, "utf8") }] }));
+    server.registerTool("read_file", { inputSchema: { path: z.string() } }, async () => ({
+      content: [{ type: "text", text: await readFile(file, "utf8") }],
+    }));
     server.registerTool("ping", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "pong" }] }));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, transport) });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
     await server.connect(transport);
     return transport.handleRequest(c.req.raw);
   });

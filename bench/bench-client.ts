@@ -12,6 +12,10 @@ export interface BenchWorker {
 /** An MCP client connected to a worker's endpoint with the plane's token. */
 export async function connectMcp(mcpUrl: string, token: string): Promise<Client> {
   const client = new Client({ name: "bench", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return client;
 }

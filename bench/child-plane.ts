@@ -13,10 +13,24 @@ export interface ChildPlane {
   stop(): Promise<void>;
 }
 
-export function startChildPlane(projectRoot: string, dataDir: string, image: string, token: string, extraEnv: Record<string, string> = {}): Promise<ChildPlane> {
+export function startChildPlane(
+  projectRoot: string,
+  dataDir: string,
+  image: string,
+  token: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ChildPlane> {
   const child = spawn(process.execPath, ["--import", "tsx", path.join(projectRoot, "server", "cli.ts"), "serve"], {
     cwd: projectRoot,
-    env: { ...process.env, WORKCELL_DATA_DIR: dataDir, WORKCELL_PORT: "0", WORKCELL_TOKEN: token, WORKCELL_IMAGE: image, WORKCELL_LOG_LEVEL: "warn", ...extraEnv },
+    env: {
+      ...process.env,
+      WORKCELL_DATA_DIR: dataDir,
+      WORKCELL_PORT: "0",
+      WORKCELL_TOKEN: token,
+      WORKCELL_IMAGE: image,
+      WORKCELL_LOG_LEVEL: "warn",
+      ...extraEnv,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolve, reject) => {
@@ -31,7 +45,8 @@ export function startChildPlane(projectRoot: string, dataDir: string, image: str
           url: match[1] as string,
           token,
           logTail: () => output.split("\n").slice(-15).join("\n"),
-          rssBytes: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024,
+          rssBytes: () =>
+            Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0) * 1024,
           stop: () =>
             new Promise<void>((done) => {
               child.once("exit", () => done());

@@ -36,7 +36,8 @@ function enginePssBytes(): number {
     try {
       const status = readFileSync(`/proc/${entry}/status`, "utf8");
       const name = /^Name:\s+(\S+)/m.exec(status)?.[1] ?? "";
-      if (ENGINE_PROCESS.test(name)) total += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${entry}/smaps_rollup`, "utf8"))?.[1] ?? 0) * 1024;
+      if (ENGINE_PROCESS.test(name))
+        total += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${entry}/smaps_rollup`, "utf8"))?.[1] ?? 0) * 1024;
     } catch {
       // Gone meanwhile.
     }
@@ -54,7 +55,14 @@ const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
  * Spawns `count` workers, lets them go idle for `idleWaitMs` (past the minute after which a
  * worker holds no tools process), then measures what they cost and a light call among them.
  */
-export async function measureDensity(plane: ChildPlane, repo: string, count: number, idleWaitMs: number, token: string, log: (line: string) => void): Promise<Density> {
+export async function measureDensity(
+  plane: ChildPlane,
+  repo: string,
+  count: number,
+  idleWaitMs: number,
+  token: string,
+  log: (line: string) => void,
+): Promise<Density> {
   const engineBefore = enginePssBytes();
   const availableBefore = availableBytes();
   const ids: string[] = [];
@@ -69,7 +77,11 @@ export async function measureDensity(plane: ChildPlane, repo: string, count: num
         runtime ??= worker.runtime;
         ids.push(worker.id);
       } catch (error) {
-        stopped = { at: i + 1, error: error instanceof Error ? error.message : String(error), planeLog: plane.logTail() };
+        stopped = {
+          at: i + 1,
+          error: error instanceof Error ? error.message : String(error),
+          planeLog: plane.logTail(),
+        };
         log(`  worker ${i + 1} was refused: ${stopped.error}`);
       }
       if ((i + 1) % 25 === 0) log(`  ${i + 1} of ${count} workers`);
@@ -83,8 +95,14 @@ export async function measureDensity(plane: ChildPlane, repo: string, count: num
     const controlPlaneRss = plane.rssBytes();
     const worker = await callPlane<{ mcpUrl: string }>(plane, "GET", `/v1/workers/${ids[0]}`);
     const client = new Client({ name: "bench-density", version: "1" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
-    const lightCall = summarize(await measure(200, () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(worker.mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    const lightCall = summarize(
+      await measure(200, () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10),
+    );
     await client.close();
     return {
       workers: ids.length,

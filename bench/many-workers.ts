@@ -12,15 +12,22 @@ export async function measureManyWorkers(plane: ChildPlane, repo: string, docker
   const spawnAllMs = performance.now() - startedAll;
   const memory: number[] = [];
   for (const w of many) {
-    const stats = (await docker.getContainer(w.containerId).stats({ stream: false })) as { memory_stats?: { usage?: number } };
+    const stats = (await docker.getContainer(w.containerId).stats({ stream: false })) as {
+      memory_stats?: { usage?: number };
+    };
     memory.push(stats.memory_stats?.usage ?? 0);
   }
   const light = await connectMcp((many[0] as BenchWorker).mcpUrl, plane.token);
   const busy = [many[1], many[2]].map((w) =>
-    callPlane(plane, "POST", `/v1/workers/${(w as BenchWorker).id}/exec`, { command: "timeout 20 sh -c 'while :; do :; done' || true", timeoutMs: 30_000 }),
+    callPlane(plane, "POST", `/v1/workers/${(w as BenchWorker).id}/exec`, {
+      command: "timeout 20 sh -c 'while :; do :; done' || true",
+      timeoutMs: 30_000,
+    }),
   );
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const lightUnderLoad = summarize(await measure(200, () => light.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10));
+  const lightUnderLoad = summarize(
+    await measure(200, () => light.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 10),
+  );
   await Promise.all(busy);
   await light.close();
   const result = {

@@ -8,12 +8,20 @@ import type { Hops } from "./tool-calls.js";
 
 /** The machine a report was measured on: cores, memory, engine, runtimes, Node. */
 export function describeMachine(engine: EngineInfo) {
-  return { cores: cpus().length, memoryGb: round(totalmem() / 1024 ** 3), docker: engine.serverVersion, runc: engine.runcVersion ?? null, runtimes: engine.runtimes, node: process.version };
+  return {
+    cores: cpus().length,
+    memoryGb: round(totalmem() / 1024 ** 3),
+    docker: engine.serverVersion,
+    runc: engine.runcVersion ?? null,
+    runtimes: engine.runtimes,
+    node: process.version,
+  };
 }
 
 /** The runsc-against-runc lines of the table. */
 export function formatRuntimeCost(cost: RuntimeCost | null): string[] {
-  if (cost === null) return ["runtime cost                 n/a (the engine offers no runsc; scripts/ensure-docker.sh registers it)"];
+  if (cost === null)
+    return ["runtime cost                 n/a (the engine offers no runsc; scripts/ensure-docker.sh registers it)"];
   const line = (label: string, pick: (figures: RuntimeCost["runc"]) => Summary, ratio: number) =>
     `${label.padEnd(29)}runsc ${formatSummary(pick(cost.runsc))}   runc ${formatSummary(pick(cost.runc))}   ratio ${ratio}×`;
   return [
@@ -42,7 +50,10 @@ export function printTable(results: Record<string, Record<string, unknown>>, tar
     ...formatRuntimeCost((results.runtimeCost ?? null) as RuntimeCost | null),
     "",
     "targets:",
-    ...targets.map((t) => `  ${t.met === null ? "n/a " : t.met ? "MET " : "MISS"} ${t.name.padEnd(22)} ${t.goal.padEnd(40)} ${t.measured}${t.missedBy ? ` (${t.missedBy})` : ""}`),
+    ...targets.map(
+      (t) =>
+        `  ${t.met === null ? "n/a " : t.met ? "MET " : "MISS"} ${t.name.padEnd(22)} ${t.goal.padEnd(40)} ${t.measured}${t.missedBy ? ` (${t.missedBy})` : ""}`,
+    ),
     "",
   ];
   process.stdout.write(lines.join("\n"));
@@ -58,7 +69,13 @@ export function formatDensity(d: Density): string[] {
   return [
     "",
     `${d.workers} idle workers (${d.runtime ?? "engine default"}), measured after ${d.idleWaitMs / 1000} s idle; spawned in ${d.spawnAllMs} ms`,
-    ...(d.stopped === undefined ? [] : [`stopped short of ${d.asked}: worker ${d.stopped.at} was refused: ${d.stopped.error}`, "the control plane's last log lines:", d.stopped.planeLog]),
+    ...(d.stopped === undefined
+      ? []
+      : [
+          `stopped short of ${d.asked}: worker ${d.stopped.at} was refused: ${d.stopped.error}`,
+          "the control plane's last log lines:",
+          d.stopped.planeLog,
+        ]),
     `control plane RSS            ${d.controlPlaneRssMb} MB   (target ≤ 250 MB: ${d.controlPlaneRssMb <= 250 ? "met" : "missed"})`,
     `engine PSS                   ${d.enginePssMb.before} MB before, ${d.enginePssMb.after} MB after (dockerd, containerd, shims, runsc)`,
     `per idle worker, all told    ${d.perIdleWorkerMb} MB of MemAvailable (${d.machineAvailableMb.before} → ${d.machineAvailableMb.after} MB)   (target ≤ 30 MB: ${d.perIdleWorkerMb <= 30 ? "met" : "missed"})`,
@@ -68,7 +85,13 @@ export function formatDensity(d: Density): string[] {
 
 /** The cold-spawn and warm-claim lines of the table. */
 export function formatSpawns(results: Record<string, unknown>): string[] {
-  const cold = results.coldSpawn as { spawnToInitialize: Summary; spawnToFirstToolCall: Summary; phases: { postTo201: Summary; createdToInitialized: Summary }; baselineDockerRunPlusClone: Summary; firstCallRatio: number };
+  const cold = results.coldSpawn as {
+    spawnToInitialize: Summary;
+    spawnToFirstToolCall: Summary;
+    phases: { postTo201: Summary; createdToInitialized: Summary };
+    baselineDockerRunPlusClone: Summary;
+    firstCallRatio: number;
+  };
   const warm = results.warmClaim as { spawnToInitialize: Summary; spawnToFirstToolCall: Summary; postTo201: Summary };
   return [
     `cold spawn → initialize      ${formatSummary(cold.spawnToInitialize)}   baseline docker run + clone ${formatSummary(cold.baselineDockerRunPlusClone)}`,

@@ -30,7 +30,11 @@ const POOL_SIZE = 4;
 const DENSITY = Number(process.env.BENCH_DENSITY ?? 100);
 const DENSITY_IDLE_MS = Number(process.env.BENCH_DENSITY_IDLE_MS ?? 70_000);
 const POOL_SETTLE_MS = 3_000;
-const RUNTIME_REPS = { spawns: Number(process.env.BENCH_RUNTIME_SPAWNS ?? 8), calls: Number(process.env.BENCH_RUNTIME_CALLS ?? 200), builds: Number(process.env.BENCH_RUNTIME_BUILDS ?? 3) };
+const RUNTIME_REPS = {
+  spawns: Number(process.env.BENCH_RUNTIME_SPAWNS ?? 8),
+  calls: Number(process.env.BENCH_RUNTIME_CALLS ?? 200),
+  builds: Number(process.env.BENCH_RUNTIME_BUILDS ?? 3),
+};
 /** BENCH_ONLY=runtime runs only the runsc-against-runc section; spawn only cold spawn and warm claim; density only many idle workers. */
 const ONLY = process.env.BENCH_ONLY;
 
@@ -52,7 +56,10 @@ async function main(): Promise<void> {
     if (ONLY === "density") {
       log(`density: ${DENSITY} idle workers`);
       const density = await measureDensity(plane, repo, DENSITY, DENSITY_IDLE_MS, TOKEN, log);
-      await writeFile(path.join(PROJECT_ROOT, "bench", "results-density.json"), `${JSON.stringify({ measuredAt: new Date().toISOString(), machine: describeMachine(engine), density }, null, 2)}\n`);
+      await writeFile(
+        path.join(PROJECT_ROOT, "bench", "results-density.json"),
+        `${JSON.stringify({ measuredAt: new Date().toISOString(), machine: describeMachine(engine), density }, null, 2)}\n`,
+      );
       process.stdout.write(formatDensity(density).join("\n") + "\n");
       return;
     }
@@ -80,7 +87,15 @@ async function main(): Promise<void> {
       log("tool-call round trips");
       const worker = await callPlane<BenchWorker>(plane, "POST", "/v1/workers", { repo });
       const client = await connectMcp(worker.mcpUrl, TOKEN);
-      results.toolCall = await measureToolCalls({ worker, client, repo, docker, driver, callReps: CALL_REPS, execReps: EXEC_REPS });
+      results.toolCall = await measureToolCalls({
+        worker,
+        client,
+        repo,
+        docker,
+        driver,
+        callReps: CALL_REPS,
+        execReps: EXEC_REPS,
+      });
 
       log("REST exec: what it adds to the command's own time");
       results.restExec = await measureRestExec(plane, worker.id, docker.getContainer(worker.containerId), EXEC_REPS);
@@ -103,7 +118,14 @@ async function main(): Promise<void> {
   }
 
   log(`warm claim (a second control plane with WORKCELL_POOL_REPOS=<repo>=${POOL_SIZE})`);
-  results.warmClaim = await measureWarmClaim({ projectRoot: PROJECT_ROOT, image, token: TOKEN, reps: COLD_REPS, poolSize: POOL_SIZE, settleMs: POOL_SETTLE_MS });
+  results.warmClaim = await measureWarmClaim({
+    projectRoot: PROJECT_ROOT,
+    image,
+    token: TOKEN,
+    reps: COLD_REPS,
+    poolSize: POOL_SIZE,
+    settleMs: POOL_SETTLE_MS,
+  });
 
   if (ONLY === "spawn") {
     process.stdout.write(formatSpawns(results).join("\n") + "\n");

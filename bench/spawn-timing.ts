@@ -26,15 +26,31 @@ async function timeOneSpawn(plane: ChildPlane, repo: string): Promise<SpawnTimes
   const client = await connectMcp(spawned.mcpUrl, plane.token);
   const initialized = performance.now();
   await client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } });
-  const times = { created: created - started, initialized: initialized - started, firstCall: performance.now() - started };
+  const times = {
+    created: created - started,
+    initialized: initialized - started,
+    firstCall: performance.now() - started,
+  };
   await client.close();
   await callPlane(plane, "DELETE", `/v1/workers/${spawned.id}`);
   return times;
 }
 
 /** Cold spawns (no pool) against `docker run` plus a shared clone measured on the same engine and runtime. */
-export async function measureColdSpawn(plane: ChildPlane, repo: string, docker: Docker, image: string, runtime: string | undefined, reps: number) {
-  const phases = { spawn: [] as number[], created: [] as number[], initialized: [] as number[], firstCall: [] as number[] };
+export async function measureColdSpawn(
+  plane: ChildPlane,
+  repo: string,
+  docker: Docker,
+  image: string,
+  runtime: string | undefined,
+  reps: number,
+) {
+  const phases = {
+    spawn: [] as number[],
+    created: [] as number[],
+    initialized: [] as number[],
+    firstCall: [] as number[],
+  };
   for (let i = 0; i < reps + WARMUP_SPAWNS; i += 1) {
     const times = await timeOneSpawn(plane, repo);
     if (i < WARMUP_SPAWNS) continue;
@@ -45,10 +61,14 @@ export async function measureColdSpawn(plane: ChildPlane, repo: string, docker: 
   }
   const coldSpawn = summarize(phases.spawn);
   const baseline = summarize(
-    await measure(reps, async () => {
-      await dockerRunTrue(docker, image, runtime);
-      await sharedClone(repo);
-    }, 2),
+    await measure(
+      reps,
+      async () => {
+        await dockerRunTrue(docker, image, runtime);
+        await sharedClone(repo);
+      },
+      2,
+    ),
   );
   const coldFirstCall = summarize(phases.firstCall);
   return {
@@ -73,11 +93,15 @@ export interface WarmClaimSettings {
 }
 
 /** Claims from a full repository pool, on a second control plane of its own with WORKCELL_POOL_REPOS=<repo>=<poolSize>. */
-export async function measureWarmClaim(settings: WarmClaimSettings): Promise<{ spawnToInitialize: Summary; spawnToFirstToolCall: Summary; postTo201: Summary; poolSize: number }> {
+export async function measureWarmClaim(
+  settings: WarmClaimSettings,
+): Promise<{ spawnToInitialize: Summary; spawnToFirstToolCall: Summary; postTo201: Summary; poolSize: number }> {
   const { poolSize } = settings;
   const warmDir = await mkdtemp(path.join(tmpdir(), "workcell-bench-warm-"));
   const warmRepo = await createBenchRepo(2_000);
-  const warm = await startChildPlane(settings.projectRoot, warmDir, settings.image, settings.token, { WORKCELL_POOL_REPOS: `${warmRepo}=${poolSize}` });
+  const warm = await startChildPlane(settings.projectRoot, warmDir, settings.image, settings.token, {
+    WORKCELL_POOL_REPOS: `${warmRepo}=${poolSize}`,
+  });
   try {
     const poolReady = async () => {
       for (let i = 0; i < 1_200; i += 1) {
@@ -97,7 +121,12 @@ export async function measureWarmClaim(settings: WarmClaimSettings): Promise<{ s
       samples.created.push(times.created);
       samples.firstCall.push(times.firstCall);
     }
-    return { spawnToInitialize: summarize(samples.initialized), spawnToFirstToolCall: summarize(samples.firstCall), postTo201: summarize(samples.created), poolSize };
+    return {
+      spawnToInitialize: summarize(samples.initialized),
+      spawnToFirstToolCall: summarize(samples.firstCall),
+      postTo201: summarize(samples.created),
+      poolSize,
+    };
   } finally {
     await warm.stop();
     await rm(warmDir, { recursive: true, force: true });

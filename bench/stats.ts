@@ -11,8 +11,16 @@ export interface Summary {
 /** Summarises measurements (nearest-rank percentiles). */
 export function summarize(samples: readonly number[]): Summary {
   const sorted = [...samples].sort((a, b) => a - b);
-  const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
-  return { n: sorted.length, p50: round(rank(50)), p95: round(rank(95)), p99: round(rank(99)), min: round(sorted[0] ?? 0), max: round(sorted.at(-1) ?? 0) };
+  const rank = (p: number) =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
+  return {
+    n: sorted.length,
+    p50: round(rank(50)),
+    p95: round(rank(95)),
+    p99: round(rank(99)),
+    min: round(sorted[0] ?? 0),
+    max: round(sorted.at(-1) ?? 0),
+  };
 }
 
 /** Times `run` `repetitions` times after `warmup` discarded runs; milliseconds. */

@@ -38,15 +38,23 @@ export async function measureToolCalls(setup: ToolCallSetup) {
   const bridgeRead = summarize(await measure(callReps, readFile, 20));
   const bridgePing = summarize(await measure(callReps, ping, 20));
   const floor = await startInProcessFloor(path.join(setup.repo, "one-kb.txt"));
-  const floorRead = summarize(await measure(callReps, () => floor.client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
-  const floorPing = summarize(await measure(callReps, () => floor.client.callTool({ name: "ping", arguments: {} }), 20));
+  const floorRead = summarize(
+    await measure(callReps, () => floor.client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20),
+  );
+  const floorPing = summarize(
+    await measure(callReps, () => floor.client.callTool({ name: "ping", arguments: {} }), 20),
+  );
   await floor.close();
   const container = setup.docker.getContainer(worker.containerId);
-  const dockerExecCat: Summary = summarize(await measure(setup.execReps, () => dockerExecToEnd(container, ["cat", "/workspace/one-kb.txt"]), 5));
+  const dockerExecCat: Summary = summarize(
+    await measure(setup.execReps, () => dockerExecToEnd(container, ["cat", "/workspace/one-kb.txt"]), 5),
+  );
   const session = await setup.driver.attach(worker.containerId, mcpServerArgv(), TOOLS_EXEC);
   const stdioClient = new Client({ name: "bench-stdio", version: "1" });
   await stdioClient.connect(new ExecStdioTransport(session));
-  const stdioRead = summarize(await measure(callReps, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20));
+  const stdioRead = summarize(
+    await measure(callReps, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20),
+  );
   await stdioClient.close();
   const hopsP50: Hops = {
     toolsInProcess: floorRead.p50,

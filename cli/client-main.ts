@@ -45,7 +45,8 @@ export async function runClientMain(argv: readonly string[]): Promise<number> {
 
 /** Prints a failure the way every workcell command does, and answers its exit code. */
 export function reportFailure(error: unknown): number {
-  const message = error instanceof CliError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message =
+    error instanceof CliError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   // A server error may quote worker-controlled text (a path, a command).
   process.stderr.write(`workcell: ${escapeControls(message)}\n`);
   return error instanceof CliError ? error.exitCode : 1;

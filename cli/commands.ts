@@ -19,7 +19,12 @@ export interface CliContext {
   readStdin?: () => Promise<string>;
 }
 
-const COMMON = { url: { type: "string" as const }, token: { type: "string" as const }, json: { type: "boolean" as const }, help: { type: "boolean" as const, short: "h" } };
+const COMMON = {
+  url: { type: "string" as const },
+  token: { type: "string" as const },
+  json: { type: "boolean" as const },
+  help: { type: "boolean" as const, short: "h" },
+};
 
 const HELP: Record<string, string> = {
   spawn: `workcell spawn <repo> [--base <ref>] [--name <prefix>] [--allow-net[=hosts]] [--allow-read=paths] [--allow-write=paths]
@@ -48,7 +53,12 @@ export function clientUsage(): string {
 const SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 
 /** On a TTY, a spinner with the elapsed time once `task` takes more than a moment; the line is cleared after. */
-export async function withSpinner<T>(ctx: CliContext, enabled: boolean, label: string, task: () => Promise<T>): Promise<T> {
+export async function withSpinner<T>(
+  ctx: CliContext,
+  enabled: boolean,
+  label: string,
+  task: () => Promise<T>,
+): Promise<T> {
   if (!enabled || !ctx.isTty) return task();
   const started = Date.now();
   let frame = 0;
@@ -67,21 +77,47 @@ export async function withSpinner<T>(ctx: CliContext, enabled: boolean, label: s
 }
 
 const color = (ctx: CliContext, code: number, text: string) => (ctx.isTty ? `\u001b[${code}m${text}\u001b[0m` : text);
-const statusColor = (ctx: CliContext, status: string) => color(ctx, status === "running" ? 32 : status === "failed" ? 31 : 33, status);
+const statusColor = (ctx: CliContext, status: string) =>
+  color(ctx, status === "running" ? 32 : status === "failed" ? 31 : 33, status);
 
 function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").replace(/\u001b\[\d+m/g, "").length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell + " ".repeat(Math.max(0, (widths[column] ?? 0) - cell.replace(/\u001b\[\d+m/g, "").length))).join("  ").trimEnd()).join("\n");
+  const widths =
+    rows[0]?.map((_, column) =>
+      Math.max(...rows.map((row) => (row[column] ?? "").replace(/\u001b\[\d+m/g, "").length)),
+    ) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map(
+          (cell, column) =>
+            cell + " ".repeat(Math.max(0, (widths[column] ?? 0) - cell.replace(/\u001b\[\d+m/g, "").length)),
+        )
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
-function parse<T extends Record<string, { type: "string" | "boolean"; short?: string }>>(argv: string[], options: T, command: string) {
+function parse<T extends Record<string, { type: "string" | "boolean"; short?: string }>>(
+  argv: string[],
+  options: T,
+  command: string,
+) {
   try {
-    return parseArgs({ args: normalizeBareFlags(argv), options: { ...COMMON, ...options }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: normalizeBareFlags(argv),
+      options: { ...COMMON, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const unknown = /Unknown option '([^']+)'/.exec((error as Error).message)?.[1];
     if (unknown !== undefined) {
       const suggestion = suggestFlag(unknown, Object.keys({ ...COMMON, ...options }));
-      throw new CliError(`Unknown flag ${escapeControls(unknown)} for 'workcell ${command}'.${suggestion === undefined ? "" : ` Did you mean ${suggestion}?`}\n\n${HELP[command] ?? ""}`, 2);
+      throw new CliError(
+        `Unknown flag ${escapeControls(unknown)} for 'workcell ${command}'.${suggestion === undefined ? "" : ` Did you mean ${suggestion}?`}\n\n${HELP[command] ?? ""}`,
+        2,
+      );
     }
     throw new CliError(`${(error as Error).message}\n\n${HELP[command] ?? ""}`, 2);
   }
@@ -96,7 +132,10 @@ const need = (value: string | undefined, what: string, command: string): string 
 function positiveNumber(flag: string, value: string, example: string, command: string): number {
   const number = Number(value);
   if (value.trim() === "" || !Number.isFinite(number) || number <= 0) {
-    throw new CliError(`--${flag} takes a positive number (e.g. --${flag} ${example}); got "${escapeControls(value)}".\n\n${HELP[command]}`, 2);
+    throw new CliError(
+      `--${flag} takes a positive number (e.g. --${flag} ${example}); got "${escapeControls(value)}".\n\n${HELP[command]}`,
+      2,
+    );
   }
   return number;
 }
@@ -109,7 +148,13 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
   const rest = dashdash === -1 ? [] : argv.slice(dashdash + 1);
   const extra =
     command === "spawn"
-      ? { ...PERMISSION_OPTIONS, base: { type: "string" as const }, name: { type: "string" as const }, memory: { type: "string" as const }, cpus: { type: "string" as const } }
+      ? {
+          ...PERMISSION_OPTIONS,
+          base: { type: "string" as const },
+          name: { type: "string" as const },
+          memory: { type: "string" as const },
+          cpus: { type: "string" as const },
+        }
       : command === "exec"
         ? { timeout: { type: "string" as const } }
         : command === "export"
@@ -129,7 +174,10 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     ctx.stdout(`${HELP[command]}\n`);
     return 0;
   }
-  const connection = await resolveConnection({ url: flags.url as string | undefined, token: flags.token as string | undefined }, ctx.env);
+  const connection = await resolveConnection(
+    { url: flags.url as string | undefined, token: flags.token as string | undefined },
+    ctx.env,
+  );
   // Every request goes through the typed client; its failures become the CLI's one-line errors and exit codes.
   const client = createClient(connection);
   const call = <T>(pending: Promise<T>): Promise<T> =>
@@ -138,7 +186,8 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     });
   const json = flags.json === true;
   // Everything printed below that came from the server passes through `safe` before any colour is added.
-  const print = (value: unknown, human: () => string) => ctx.stdout(`${json ? stringifyForTerminal(value) : human()}\n`);
+  const print = (value: unknown, human: () => string) =>
+    ctx.stdout(`${json ? stringifyForTerminal(value) : human()}\n`);
   const safe = escapeControls;
   const [first] = positionals;
 
@@ -151,11 +200,18 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       const permissions = permissionsFromFlags(flags);
       if (Object.keys(permissions).length > 0) body.permissions = permissions;
       const resources: Record<string, number> = {};
-      if (typeof flags.memory === "string") resources.memoryMb = positiveNumber("memory", flags.memory, "2048", command);
+      if (typeof flags.memory === "string")
+        resources.memoryMb = positiveNumber("memory", flags.memory, "2048", command);
       if (typeof flags.cpus === "string") resources.cpus = positiveNumber("cpus", flags.cpus, "1.5", command);
       if (Object.keys(resources).length > 0) body.resources = resources;
-      const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () => call(client.spawn(body as SpawnInput)));
-      print(worker, () => `${color(ctx, 1, safe(worker.id))} ${statusColor(ctx, safe(worker.status))} on ${safe(worker.branch)}\nMCP: ${safe(worker.mcpUrl)}`);
+      const worker = await withSpinner(ctx, !json, `creating a worker on ${body.repo as string}`, () =>
+        call(client.spawn(body as SpawnInput)),
+      );
+      print(
+        worker,
+        () =>
+          `${color(ctx, 1, safe(worker.id))} ${statusColor(ctx, safe(worker.status))} on ${safe(worker.branch)}\nMCP: ${safe(worker.mcpUrl)}`,
+      );
       return 0;
     }
     case "ls": {
@@ -163,7 +219,17 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       print({ workers }, () =>
         workers.length === 0
           ? "no workers"
-          : table([["ID", "NAME", "STATUS", "BRANCH", "NETWORK", "REPO"], ...workers.map((w) => [safe(w.id), safe(w.name), statusColor(ctx, safe(w.status)), safe(w.branch), safe(w.network ?? "none"), safe(w.repo)])]),
+          : table([
+              ["ID", "NAME", "STATUS", "BRANCH", "NETWORK", "REPO"],
+              ...workers.map((w) => [
+                safe(w.id),
+                safe(w.name),
+                statusColor(ctx, safe(w.status)),
+                safe(w.branch),
+                safe(w.network ?? "none"),
+                safe(w.repo),
+              ]),
+            ]),
       );
       return 0;
     }
@@ -190,7 +256,11 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       if (ctx.stdinIsTty !== true && ctx.readStdin !== undefined) {
         // A piped script runs as one REST exec: under the worker's policy, and in its audit trail.
         const script = await ctx.readStdin();
-        if (script.trim() === "") throw new CliError(`No script on standard input. Pipe one in (workcell shell ${id} < script.sh), or run it from a terminal for an interactive shell.`, 2);
+        if (script.trim() === "")
+          throw new CliError(
+            `No script on standard input. Pipe one in (workcell shell ${id} < script.sh), or run it from a terminal for an interactive shell.`,
+            2,
+          );
         const result = await call(client.exec(id, { command: script }));
         ctx.stdout(result.stdout);
         ctx.stderr(result.stderr);
@@ -207,34 +277,53 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
           ? `no changes since the base (${safe(diff.baseCommit.slice(0, 12))}): nothing committed, staged, edited or added`
           : safe(diff.patch)
               .split("\n")
-              .map((line) => (line.startsWith("+") && !line.startsWith("+++") ? color(ctx, 32, line) : line.startsWith("-") && !line.startsWith("---") ? color(ctx, 31, line) : line))
+              .map((line) =>
+                line.startsWith("+") && !line.startsWith("+++")
+                  ? color(ctx, 32, line)
+                  : line.startsWith("-") && !line.startsWith("---")
+                    ? color(ctx, 31, line)
+                    : line,
+              )
               .join("\n"),
       );
       return 0;
     }
     case "export": {
-      const result = await call(client.export(need(first, "the worker id", command), flags.branch ? { branch: flags.branch as string } : {}));
+      const result = await call(
+        client.export(need(first, "the worker id", command), flags.branch ? { branch: flags.branch as string } : {}),
+      );
       print(result, () => safe(`exported ${result.commit.slice(0, 12)} to ${result.branch} in ${result.repo}`));
       const left = result.uncommittedFiles ?? 0;
       if (left > 0) {
-        const files = left === 1 ? "1 file with uncommitted changes in the worker was" : `${left} files with uncommitted changes in the worker were`;
-        ctx.stderr(`${color(ctx, 33, `warning: ${files} NOT exported.`)} Commit them in the worker (git_commit) and export again.\n`);
+        const files =
+          left === 1
+            ? "1 file with uncommitted changes in the worker was"
+            : `${left} files with uncommitted changes in the worker were`;
+        ctx.stderr(
+          `${color(ctx, 33, `warning: ${files} NOT exported.`)} Commit them in the worker (git_commit) and export again.\n`,
+        );
       }
       return 0;
     }
     case "rm": {
-      const result = await call(client.remove(need(first, "the worker id", command), { keepWorkspace: flags["keep-workspace"] === true }));
-      print(result, () => safe(`removed ${result.id}${result.workspace ? ` (workspace kept at ${result.workspace})` : ""}`));
+      const result = await call(
+        client.remove(need(first, "the worker id", command), { keepWorkspace: flags["keep-workspace"] === true }),
+      );
+      print(result, () =>
+        safe(`removed ${result.id}${result.workspace ? ` (workspace kept at ${result.workspace})` : ""}`),
+      );
       return 0;
     }
     case "logs": {
       const id = need(first, "the worker id", command);
       const { events } = await call(client.events(id, { limit: 1000 }));
-      const line = (e: WorkcellEvent) => (json ? stringifyForTerminal(e, 0) : `${safe(describeEvent(e))}${e.isError ? color(ctx, 31, " [error]") : ""}`);
+      const line = (e: WorkcellEvent) =>
+        json ? stringifyForTerminal(e, 0) : `${safe(describeEvent(e))}${e.isError ? color(ctx, 31, " [error]") : ""}`;
       for (const event of events) ctx.stdout(`${line(event)}\n`);
       if (!flags.follow) return 0;
       try {
-        for await (const event of client.watch({ workerId: id, after: events.at(-1)?.seq ?? 0 })) ctx.stdout(`${line(event)}\n`);
+        for await (const event of client.watch({ workerId: id, after: events.at(-1)?.seq ?? 0 }))
+          ctx.stdout(`${line(event)}\n`);
       } catch (error) {
         throw toCliError(connection, error);
       }
@@ -245,7 +334,14 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
       print({ approvals }, () =>
         approvals.length === 0
           ? "no pending approvals"
-          : table([["ID", "WORKER", "CALL", "WHY"], ...approvals.map((a) => [a.id, a.workerId, `${a.tool} ${summarizeArgs(a.input, 60)}`.trimEnd(), a.description].map((cell) => safe(String(cell)).replace(/\n/g, "\\n")))]),
+          : table([
+              ["ID", "WORKER", "CALL", "WHY"],
+              ...approvals.map((a) =>
+                [a.id, a.workerId, `${a.tool} ${summarizeArgs(a.input, 60)}`.trimEnd(), a.description].map((cell) =>
+                  safe(String(cell)).replace(/\n/g, "\\n"),
+                ),
+              ),
+            ]),
       );
       return 0;
     }
@@ -256,7 +352,11 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
         command === "reject"
           ? { decision: "reject", ...(flags.reason ? { reason: flags.reason } : {}) }
           : flags.input
-            ? { decision: "edit", input: JSON.parse(flags.input as string) as unknown, ...(flags.scope ? { scope: flags.scope } : {}) }
+            ? {
+                decision: "edit",
+                input: JSON.parse(flags.input as string) as unknown,
+                ...(flags.scope ? { scope: flags.scope } : {}),
+              }
             : { decision: "approve", ...(flags.scope ? { scope: flags.scope } : {}) };
       const decided = await call(client.decide(id, body as Decision));
       print(decided, () => safe(`${decided.id}: ${decided.status}`));
@@ -264,7 +364,9 @@ export async function runClientCommand(command: string, argv: string[], ctx: Cli
     }
     case "mcp-config": {
       const worker = await call(client.get(need(first, "the worker id", command)));
-      ctx.stdout(`${stringifyForTerminal({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: client.headers } } })}\n`);
+      ctx.stdout(
+        `${stringifyForTerminal({ mcpServers: { [`workcell-${worker.name}`]: { type: "http", url: worker.mcpUrl, headers: client.headers } } })}\n`,
+      );
       return 0;
     }
   }

@@ -26,7 +26,10 @@ export function permissionsFromFlags(flags: PermissionFlags): Record<string, unk
     else if (typeof allow === "string") permissions[kind] = list(allow);
     const denied = flags[`deny-${kind}`];
     if (typeof denied === "string" && denied !== "") deny[kind] = list(denied);
-    else if (denied === true) throw new Error(`--deny-${kind} needs a list, e.g. --deny-${kind}=${kind === "net" ? "evil.example.com" : kind === "run" ? "rm" : kind === "env" ? "AWS_SECRET" : "/srv/secret"}`);
+    else if (denied === true)
+      throw new Error(
+        `--deny-${kind} needs a list, e.g. --deny-${kind}=${kind === "net" ? "evil.example.com" : kind === "run" ? "rm" : kind === "env" ? "AWS_SECRET" : "/srv/secret"}`,
+      );
   }
   if (Object.keys(deny).length > 0) permissions.deny = deny;
   if (flags.prompt === true) permissions.prompt = true;

@@ -13,7 +13,11 @@ export interface TerminalIo {
 }
 
 /** Opens the upgraded connection of `GET /v1/workers/:id/shell`, or throws the server's refusal. */
-export function connectShell(connection: Connection, id: string, terminal: ShellTerminal): Promise<{ socket: Duplex; head: Buffer }> {
+export function connectShell(
+  connection: Connection,
+  id: string,
+  terminal: ShellTerminal,
+): Promise<{ socket: Duplex; head: Buffer }> {
   // The client builds the request (address, token, terminal); fetch cannot upgrade, so the socket is opened here.
   const shell = createClient(connection).shellRequest(id, terminal);
   const url = new URL(shell.url);
@@ -44,12 +48,17 @@ export function connectShell(connection: Connection, id: string, terminal: Shell
  * comes back, a resize follows the window. Answers the shell's exit status.
  */
 export async function interactiveShell(connection: Connection, id: string, io: TerminalIo): Promise<number> {
-  const { socket, head } = await connectShell(connection, id, { columns: io.stdout.columns || 80, rows: io.stdout.rows || 24, term: io.term });
+  const { socket, head } = await connectShell(connection, id, {
+    columns: io.stdout.columns || 80,
+    rows: io.stdout.rows || 24,
+    term: io.term,
+  });
   const wasRaw = io.stdin.isRaw;
   io.stdin.setRawMode?.(true);
   io.stdin.resume();
   const send = (chunk: Buffer) => socket.write(encodeFrame({ kind: "data", data: chunk }));
-  const onResize = () => socket.write(encodeFrame({ kind: "resize", columns: io.stdout.columns || 80, rows: io.stdout.rows || 24 }));
+  const onResize = () =>
+    socket.write(encodeFrame({ kind: "resize", columns: io.stdout.columns || 80, rows: io.stdout.rows || 24 }));
   io.stdin.on("data", send);
   io.stdout.on("resize", onResize);
   try {

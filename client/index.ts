@@ -85,14 +85,21 @@ export class WorkcellError extends Error {
 // The value of contract/shell-frames.ts's SHELL_PROTOCOL: the client imports types only, and the type keeps the two equal.
 const SHELL_UPGRADE: typeof SHELL_PROTOCOL = "workcell-shell";
 
-const env = (name: string): string | undefined => (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
+const env = (name: string): string | undefined =>
+  (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[name];
 
 /**
  * The control plane's address as every workcell client finds it: `WORKCELL_URL`, else
  * `http://WORKCELL_HOST:WORKCELL_PORT` (default 127.0.0.1:7070), the variables the control
  * plane itself binds by, so a client never sends its token to a port the plane is not on.
  */
-export function resolveControlPlaneUrl(vars: Readonly<Record<string, string | undefined>> = { WORKCELL_URL: env("WORKCELL_URL"), WORKCELL_HOST: env("WORKCELL_HOST"), WORKCELL_PORT: env("WORKCELL_PORT") }): string {
+export function resolveControlPlaneUrl(
+  vars: Readonly<Record<string, string | undefined>> = {
+    WORKCELL_URL: env("WORKCELL_URL"),
+    WORKCELL_HOST: env("WORKCELL_HOST"),
+    WORKCELL_PORT: env("WORKCELL_PORT"),
+  },
+): string {
   const explicit = vars.WORKCELL_URL?.trim();
   if (explicit) return explicit.replace(/\/+$/, "");
   const host = vars.WORKCELL_HOST?.trim() || "127.0.0.1";
@@ -108,7 +115,10 @@ export class WorkcellClient {
   constructor(options: WorkcellClientOptions = {}) {
     this.url = (options.url ?? resolveControlPlaneUrl()).replace(/\/+$/, "");
     const token = options.token ?? env("WORKCELL_TOKEN");
-    if (token === undefined || token === "") throw new TypeError("WorkcellClient needs a token: pass { token } or set WORKCELL_TOKEN (the control plane prints it at start and keeps it in its data dir).");
+    if (token === undefined || token === "")
+      throw new TypeError(
+        "WorkcellClient needs a token: pass { token } or set WORKCELL_TOKEN (the control plane prints it at start and keeps it in its data dir).",
+      );
     this.#token = token;
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   }
@@ -149,7 +159,10 @@ export class WorkcellClient {
   }
 
   remove(id: string, options: { keepWorkspace?: boolean } = {}): Promise<RemoveResult> {
-    return this.#call("DELETE", `/v1/workers/${encodeURIComponent(id)}${options.keepWorkspace ? "?keepWorkspace=true" : ""}`);
+    return this.#call(
+      "DELETE",
+      `/v1/workers/${encodeURIComponent(id)}${options.keepWorkspace ? "?keepWorkspace=true" : ""}`,
+    );
   }
 
   /** Runs a command in the worker's container: a string goes through `bash -c`, an array runs as argv. */
@@ -167,10 +180,14 @@ export class WorkcellClient {
   }
 
   async permissions(id: string): Promise<Policy> {
-    return (await this.#call<{ permissions: Policy }>("GET", `/v1/workers/${encodeURIComponent(id)}/permissions`)).permissions;
+    return (await this.#call<{ permissions: Policy }>("GET", `/v1/workers/${encodeURIComponent(id)}/permissions`))
+      .permissions;
   }
 
-  updatePermissions(id: string, input: PermissionsInput): Promise<{ permissions: Policy; appliesOnNextStart: boolean; message: string }> {
+  updatePermissions(
+    id: string,
+    input: PermissionsInput,
+  ): Promise<{ permissions: Policy; appliesOnNextStart: boolean; message: string }> {
     return this.#call("PATCH", `/v1/workers/${encodeURIComponent(id)}/permissions`, input);
   }
 
@@ -221,7 +238,10 @@ export class WorkcellClient {
   }
 
   /** One page of a worker's events; pass `next` back as `after` for the following page (null: no more). */
-  events(id: string, options: { after?: number; limit?: number; type?: string } = {}): Promise<{ events: WorkcellEvent[]; next: number | null }> {
+  events(
+    id: string,
+    options: { after?: number; limit?: number; type?: string } = {},
+  ): Promise<{ events: WorkcellEvent[]; next: number | null }> {
     return this.#call("GET", `/v1/workers/${encodeURIComponent(id)}/events${query(options)}`);
   }
 
@@ -234,7 +254,10 @@ export class WorkcellClient {
     while (signal?.aborted !== true) {
       let response: Response;
       try {
-        response = await this.#fetch(`${this.url}/v1/events${query({ ...filter, after })}`, { headers: { ...this.headers, accept: "text/event-stream" }, ...(signal ? { signal } : {}) });
+        response = await this.#fetch(`${this.url}/v1/events${query({ ...filter, after })}`, {
+          headers: { ...this.headers, accept: "text/event-stream" },
+          ...(signal ? { signal } : {}),
+        });
       } catch (error) {
         if (signal?.aborted) return;
         throw networkError(this.url, error);
@@ -270,14 +293,23 @@ export class WorkcellClient {
 }
 
 function query(params: Record<string, string | number | boolean | undefined>): string {
-  const entries = Object.entries(params).filter((entry): entry is [string, string | number | boolean] => entry[1] !== undefined);
-  return entries.length === 0 ? "" : `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString()}`;
+  const entries = Object.entries(params).filter(
+    (entry): entry is [string, string | number | boolean] => entry[1] !== undefined,
+  );
+  return entries.length === 0
+    ? ""
+    : `?${new URLSearchParams(entries.map(([key, value]) => [key, String(value)])).toString()}`;
 }
 
 function networkError(url: string, error: unknown): WorkcellError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? String(error);
-  return new WorkcellError(0, "network", `Cannot reach the control plane at ${url} (${reason}). Is it running ('npm start')?`, { reason });
+  return new WorkcellError(
+    0,
+    "network",
+    `Cannot reach the control plane at ${url} (${reason}). Is it running ('npm start')?`,
+    { reason },
+  );
 }
 
 async function toError(response: Response): Promise<WorkcellError> {

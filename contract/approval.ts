@@ -8,7 +8,10 @@ import { PermissionKindSchema } from "./policy.js";
  */
 export const ApprovalParamsSchema = z.object({
   kind: z.enum(["tool", "permission"]),
-  tool: z.string().max(64).regex(/^([a-z][a-z0-9_]*)?$/, "must be a tool name such as shell or git_commit"),
+  tool: z
+    .string()
+    .max(64)
+    .regex(/^([a-z][a-z0-9_]*)?$/, "must be a tool name such as shell or git_commit"),
   input: z.unknown(),
   description: z.string().max(4_000).optional(),
   permission: z.object({ kind: PermissionKindSchema, target: z.string().min(1).max(4_096) }).optional(),

@@ -95,6 +95,9 @@ export const ShellLineReportSchema = z.object({
   command: z.string().max(100_000),
   allowed: z.boolean(),
   message: z.string().max(10_000).optional(),
-  audit: z.array(AuditEntrySchema).max(200).default(() => []),
+  audit: z
+    .array(AuditEntrySchema)
+    .max(200)
+    .default(() => []),
 });
 export type ShellLineReport = z.infer<typeof ShellLineReportSchema>;

@@ -9,7 +9,10 @@ export const MAX_TASK_TEXT = 10_000;
  * plane validates it on arrival), and the control plane hands it back to each new session.
  */
 export const GateStateSchema = z.object({
-  validatedTree: z.string().regex(/^[0-9a-f]{40,64}$/).nullable(),
+  validatedTree: z
+    .string()
+    .regex(/^[0-9a-f]{40,64}$/)
+    .nullable(),
   failures: z.number().int().min(0).max(1_000_000),
   task: z
     .object({

@@ -28,7 +28,8 @@ export function isIpv4(value: string): boolean {
 export function parseHostPattern(raw: string): HostPattern | string {
   const value = raw.trim().toLowerCase();
   if (value === "") return "expected a host such as example.com, example.com:443, *.example.com or 10.1.2.3:5432";
-  if (/^[a-z]+:\/\//.test(value)) return `"${raw}" is a URL; give the host (and port) only, e.g. "${value.replace(/^[a-z]+:\/\//, "").split("/")[0]}"`;
+  if (/^[a-z]+:\/\//.test(value))
+    return `"${raw}" is a URL; give the host (and port) only, e.g. "${value.replace(/^[a-z]+:\/\//, "").split("/")[0]}"`;
   let host = value;
   let port: number | null = null;
   const bracketed = /^\[([0-9a-f:.]+)\](?::(\d+))?$/.exec(value);
@@ -48,7 +49,10 @@ export function parseHostPattern(raw: string): HostPattern | string {
   if (port !== null && (port < 1 || port > 65_535)) return `"${raw}": the port must be a number from 1 to 65535`;
   const wildcard = host.startsWith("*.");
   const bare = wildcard ? host.slice(2) : host;
-  if (bracketed) return parseIpv6Literal(host) === undefined ? `"${raw}" is not a valid IPv6 address` : { host: canonicalHost(host), port, wildcard: false };
+  if (bracketed)
+    return parseIpv6Literal(host) === undefined
+      ? `"${raw}" is not a valid IPv6 address`
+      : { host: canonicalHost(host), port, wildcard: false };
   if (host.includes("*") && !wildcard) return `"${raw}": a wildcard may only be a leading "*." as in "*.example.com"`;
   if (!isIpv4(bare) && !HOSTNAME.test(bare)) return `"${raw}" is not a valid host name or IPv4 address`;
   if (wildcard && isIpv4(bare)) return `"${raw}": wildcards apply to host names, not addresses`;
@@ -101,8 +105,10 @@ function patternsOf(list: readonly string[]): HostPattern[] {
  * nothing (normalised policies hold none). Pure.
  */
 export function judgeNetTarget(rules: NetRules, host: string, port: number | null): NetJudgement {
-  const covers = (pattern: HostPattern) => (port === null ? pattern.port === null && hostNameMatches(pattern, host) : hostMatches(pattern, host, port));
-  const denies = (pattern: HostPattern) => (port === null ? hostNameMatches(pattern, host) : hostMatches(pattern, host, port));
+  const covers = (pattern: HostPattern) =>
+    port === null ? pattern.port === null && hostNameMatches(pattern, host) : hostMatches(pattern, host, port);
+  const denies = (pattern: HostPattern) =>
+    port === null ? hostNameMatches(pattern, host) : hostMatches(pattern, host, port);
   if (patternsOf(rules.deny.net).some(denies)) return "denied";
   if (rules.net === true || (Array.isArray(rules.net) && patternsOf(rules.net).some(covers))) return "granted";
   return "not-granted";

@@ -79,7 +79,9 @@ export function parseIpv6Literal(text: string): IpAddress | undefined {
   const headGroups = head === "" ? [] : head.split(":");
   const restGroups = rest === undefined || rest === "" ? [] : rest.split(":");
   const zeros = rest === undefined ? 0 : 8 - headGroups.length - restGroups.length;
-  const groups = [...headGroups, ...Array<string>(zeros).fill("0"), ...restGroups].map((group) => Number.parseInt(group, 16));
+  const groups = [...headGroups, ...Array<string>(zeros).fill("0"), ...restGroups].map((group) =>
+    Number.parseInt(group, 16),
+  );
   if (groups.length !== 8 || groups.some((group) => Number.isNaN(group))) return undefined;
   return { family: 6, bytes: groups.flatMap((group) => [group >> 8, group & 0xff]) };
 }
@@ -89,7 +91,8 @@ export function parseIpLiteral(text: string): IpAddress | undefined {
   return parseIpv4Literal(text) ?? parseIpv6Literal(text);
 }
 
-const startsWith = (bytes: readonly number[], prefix: readonly number[]) => prefix.every((value, index) => bytes[index] === value);
+const startsWith = (bytes: readonly number[], prefix: readonly number[]) =>
+  prefix.every((value, index) => bytes[index] === value);
 const allZero = (bytes: readonly number[]) => bytes.every((value) => value === 0);
 
 /**
@@ -103,7 +106,8 @@ export function embeddedIpv4(address: IpAddress): IpAddress | undefined {
   const b = address.bytes;
   const last4 = b.slice(12, 16);
   if (allZero(b.slice(0, 10)) && b[10] === 0xff && b[11] === 0xff) return { family: 4, bytes: last4 };
-  if (allZero(b.slice(0, 8)) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return { family: 4, bytes: last4 };
+  if (allZero(b.slice(0, 8)) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0)
+    return { family: 4, bytes: last4 };
   if (allZero(b.slice(0, 12)) && !allZero(last4.slice(0, 3))) return { family: 4, bytes: last4 };
   if (startsWith(b, [0, 0x64, 0xff, 0x9b]) && allZero(b.slice(4, 12))) return { family: 4, bytes: last4 };
   if (startsWith(b, [0x20, 0x02])) return { family: 4, bytes: b.slice(2, 6) };
@@ -117,7 +121,10 @@ export function embeddedIpv4(address: IpAddress): IpAddress | undefined {
  * compatibility becomes that IPv4 address), names lose brackets, case and a trailing dot. Pure.
  */
 export function canonicalHost(host: string): string {
-  const bare = host.trim().toLowerCase().replace(/^\[(.*)\]$/, "$1");
+  const bare = host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, "$1");
   const address = parseIpLiteral(bare);
   if (address === undefined) return bare.replace(/\.+$/, "");
   return formatIp(toCanonicalAddress(address));
@@ -135,7 +142,10 @@ function toCanonicalAddress(address: IpAddress): IpAddress {
 /** Formats an address: dotted IPv4, or RFC 5952 compressed lower-case IPv6. Pure. */
 export function formatIp(address: IpAddress): string {
   if (address.family === 4) return address.bytes.join(".");
-  const groups = Array.from({ length: 8 }, (_, index) => ((address.bytes[2 * index] as number) << 8) | (address.bytes[2 * index + 1] as number));
+  const groups = Array.from(
+    { length: 8 },
+    (_, index) => ((address.bytes[2 * index] as number) << 8) | (address.bytes[2 * index + 1] as number),
+  );
   let bestStart = -1;
   let bestLength = 1;
   for (let start = 0; start < 8; start += 1) {

@@ -35,7 +35,13 @@ export const PolicySchema = z.object({
   run: allOrList.default(true),
   env: allOrList.default(() => []),
   deny: z
-    .object({ read: list.default(() => []), write: list.default(() => []), net: list.default(() => []), run: list.default(() => []), env: list.default(() => []) })
+    .object({
+      read: list.default(() => []),
+      write: list.default(() => []),
+      net: list.default(() => []),
+      run: list.default(() => []),
+      env: list.default(() => []),
+    })
     .default(() => ({ read: [], write: [], net: [], run: [], env: [] })),
   prompt: z.boolean().default(false),
   mode: mode.default("enforce"),

@@ -7,7 +7,8 @@
  */
 export const SHELL_PROTOCOL = "workcell-shell";
 
-export type ShellFrame = { kind: "data"; data: Buffer } | { kind: "resize"; columns: number; rows: number } | { kind: "exit"; code: number };
+export type ShellFrame =
+  { kind: "data"; data: Buffer } | { kind: "resize"; columns: number; rows: number } | { kind: "exit"; code: number };
 
 const KIND = { data: 0, resize: 1, exit: 2 } as const;
 const HEADER_BYTES = 5;
@@ -42,12 +43,14 @@ export class FrameDecoder {
     while (this.pending.length >= HEADER_BYTES) {
       const kind = this.pending.readUInt8(0);
       const length = this.pending.readUInt32BE(1);
-      if (length > MAX_FRAME_BYTES) throw new Error(`a ${SHELL_PROTOCOL} frame of ${length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`);
+      if (length > MAX_FRAME_BYTES)
+        throw new Error(`a ${SHELL_PROTOCOL} frame of ${length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`);
       if (this.pending.length < HEADER_BYTES + length) break;
       const payload = Buffer.from(this.pending.subarray(HEADER_BYTES, HEADER_BYTES + length));
       this.pending = this.pending.subarray(HEADER_BYTES + length);
       if (kind === KIND.data) frames.push({ kind: "data", data: payload });
-      else if (kind === KIND.resize && length === 4) frames.push({ kind: "resize", columns: payload.readUInt16BE(0), rows: payload.readUInt16BE(2) });
+      else if (kind === KIND.resize && length === 4)
+        frames.push({ kind: "resize", columns: payload.readUInt16BE(0), rows: payload.readUInt16BE(2) });
       else if (kind === KIND.exit && length === 4) frames.push({ kind: "exit", code: payload.readInt32BE(0) });
       else throw new Error(`unknown ${SHELL_PROTOCOL} frame (kind ${kind}, ${length} bytes)`);
     }

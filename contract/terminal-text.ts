@@ -20,5 +20,8 @@ export function escapeControls(text: string): string {
 
 /** JSON for a terminal: JSON.stringify already escapes C0 controls; this also escapes DEL, C1 and bidi controls (still valid JSON). Pure. */
 export function stringifyForTerminal(value: unknown, indent = 2): string {
-  return JSON.stringify(value, null, indent).replace(UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value, null, indent).replace(
+    UNSAFE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -27,7 +27,9 @@ const worker = await workcell.spawn({ repo, name: "example" });
 console.log(`spawned ${worker.id} on ${worker.branch}; MCP at ${worker.mcpUrl}`);
 
 const mcp = new Client({ name: "workcell-example", version: "1.0.0" });
-await mcp.connect(new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: workcell.headers } }));
+await mcp.connect(
+  new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: workcell.headers } }),
+);
 try {
   const { tools } = await mcp.listTools();
   console.log(`${tools.length} tools: ${tools.map((tool) => tool.name).join(", ")}`);
@@ -35,7 +37,10 @@ try {
   const listing = await mcp.callTool({ name: "list_directory", arguments: { path: "." } });
   console.log(`workspace:\n${listing.content.map((part) => part.text).join("\n")}`);
 
-  const wrote = await mcp.callTool({ name: "write_file", arguments: { path: "NOTES.md", content: "Written by an agent inside its sandbox.\n" } });
+  const wrote = await mcp.callTool({
+    name: "write_file",
+    arguments: { path: "NOTES.md", content: "Written by an agent inside its sandbox.\n" },
+  });
   console.log(wrote.content[0].text);
 
   const status = await mcp.callTool({ name: "git_status", arguments: {} });
@@ -45,7 +50,9 @@ try {
 }
 
 const diff = await workcell.diff(worker.id);
-console.log(`diff since ${diff.baseCommit.slice(0, 12)}: ${diff.files.map((file) => `${file.status} ${file.path} +${file.additions}/-${file.deletions}`).join(", ")}`);
+console.log(
+  `diff since ${diff.baseCommit.slice(0, 12)}: ${diff.files.map((file) => `${file.status} ${file.path} +${file.additions}/-${file.deletions}`).join(", ")}`,
+);
 
 await workcell.remove(worker.id);
 console.log(`removed ${worker.id}`);

@@ -22,7 +22,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { resolveControlPlaneUrl } from "workcell/client";
 
 const url = resolveControlPlaneUrl();
-const token = process.env.WORKCELL_TOKEN ?? readFileSync(path.join(process.env.WORKCELL_DATA_DIR ?? ".workcell", "token"), "utf8").trim();
+const token =
+  process.env.WORKCELL_TOKEN ??
+  readFileSync(path.join(process.env.WORKCELL_DATA_DIR ?? ".workcell", "token"), "utf8").trim();
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 // ---- the demo repository, with its bug ----
@@ -31,9 +33,19 @@ const write = (file, content) => {
   mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
   writeFileSync(path.join(repo, file), content);
 };
-write("package.json", JSON.stringify({ name: "greeter", version: "1.0.0", private: true, scripts: { test: "node --test test/" } }, null, 2) + "\n");
+write(
+  "package.json",
+  JSON.stringify(
+    { name: "greeter", version: "1.0.0", private: true, scripts: { test: "node --test test/" } },
+    null,
+    2,
+  ) + "\n",
+);
 write("src/greet.js", "exports.greet = (name) => `Hi ${name}`;\n");
-write("test/smoke.test.js", 'const test = require("node:test");\nconst assert = require("node:assert/strict");\ntest("the module loads", () => assert.equal(typeof require("../src/greet.js").greet, "function"));\n');
+write(
+  "test/smoke.test.js",
+  'const test = require("node:test");\nconst assert = require("node:assert/strict");\ntest("the module loads", () => assert.equal(typeof require("../src/greet.js").greet, "function"));\n',
+);
 mkdirSync(path.join(repo, ".agent"));
 copyFileSync(path.join(here, "agents", "scripted-agent.mjs"), path.join(repo, ".agent", "scripted-agent.mjs"));
 const git = (...args) => execFileSync("git", ["-C", repo, ...args], { encoding: "utf8" }).trim();
@@ -44,16 +56,24 @@ console.log(`demo repository: ${repo}`);
 
 // ---- the prompts a model would get; the scripted agent acts on their FILE blocks ----
 const PROMPTS = {
-  instruct_feature_file: 'Describe the expected greeting.\nFILE features/greet.feature\nFeature: Greeting\n  Scenario: greet someone by name\n    Given a name "Ada"\n    When I greet them\n    Then I hear "Hello, Ada!"\nEND',
-  instruct_step_defs: "FILE features/steps/greet.steps.js\n// Step definitions for features/greet.feature\nconst { greet } = require(\"../../src/greet.js\");\nmodule.exports = { when: (name) => greet(name) };\nEND",
-  instruct_unit_tests: 'Reproduce the bug in a unit test.\nFILE test/greet.test.js\nconst test = require("node:test");\nconst assert = require("node:assert/strict");\nconst { greet } = require("../src/greet.js");\ntest("greets by name", () => assert.equal(greet("Ada"), "Hello, Ada!"));\nEND',
+  instruct_feature_file:
+    'Describe the expected greeting.\nFILE features/greet.feature\nFeature: Greeting\n  Scenario: greet someone by name\n    Given a name "Ada"\n    When I greet them\n    Then I hear "Hello, Ada!"\nEND',
+  instruct_step_defs:
+    'FILE features/steps/greet.steps.js\n// Step definitions for features/greet.feature\nconst { greet } = require("../../src/greet.js");\nmodule.exports = { when: (name) => greet(name) };\nEND',
+  instruct_unit_tests:
+    'Reproduce the bug in a unit test.\nFILE test/greet.test.js\nconst test = require("node:test");\nconst assert = require("node:assert/strict");\nconst { greet } = require("../src/greet.js");\ntest("greets by name", () => assert.equal(greet("Ada"), "Hello, Ada!"));\nEND',
   instruct_implementation: "Fix greet().\nFILE src/greet.js\nexports.greet = (name) => `Hello, ${name}!`;\nEND",
-  instruct_refactor: 'Name the greeting.\nFILE src/greet.js\nconst GREETING = "Hello";\nexports.greet = (name) => `${GREETING}, ${name}!`;\nEND',
+  instruct_refactor:
+    'Name the greeting.\nFILE src/greet.js\nconst GREETING = "Hello";\nexports.greet = (name) => `${GREETING}, ${name}!`;\nEND',
   run_validation: "Check that everything is in place. Nothing to change.",
 };
 
 const orchestrator = new Client({ name: "bugfix-orchestrator", version: "1.0.0" });
-await orchestrator.connect(new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+await orchestrator.connect(
+  new StreamableHTTPClientTransport(new URL(`${url}/v1/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  }),
+);
 
 async function call(name, args) {
   const result = await orchestrator.callTool({ name, arguments: args });
@@ -74,11 +94,21 @@ async function untilIdle(worker) {
 
 let workerId;
 try {
-  const worker = await call("spawn_worker", { name: "bugfix", repo, template: "library", model: "scripted", agent: { command: ["node", "/workspace/.agent/scripted-agent.mjs"] } });
+  const worker = await call("spawn_worker", {
+    name: "bugfix",
+    repo,
+    template: "library",
+    model: "scripted",
+    agent: { command: ["node", "/workspace/.agent/scripted-agent.mjs"] },
+  });
   workerId = worker.id;
   console.log(`worker ${worker.id} on ${worker.branch}`);
 
-  const { task_id: task, hint } = await call("accept_goal", { goal: "greet() says Hello, <name>!", type: "bugfix", worker: worker.id });
+  const { task_id: task, hint } = await call("accept_goal", {
+    goal: "greet() says Hello, <name>!",
+    type: "bugfix",
+    worker: worker.id,
+  });
   console.log(`task ${task}: ${hint}`);
 
   for (const [step, prompt] of Object.entries(PROMPTS)) {
@@ -86,15 +116,31 @@ try {
     const status = await untilIdle(worker.id);
     const commit = await call("commit", { task_id: task });
     const checks = step === "run_validation" ? null : await call("run_quality_checks", { task_id: task });
-    const verdict = checks === null ? "" : ` · checks ${checks.passed ? "passed" : "failed"}: ${checks.checks.map((check) => `${check.name}${check.passed ? "" : " ✗"}`).join(", ")}`;
-    console.log(`${step}: ${status.last_message.split("\n").filter((line) => line.startsWith("wrote")).join(", ") || "no edits"}${commit.commit_sha ? ` · commit ${commit.commit_sha.slice(0, 12)}` : ""}${verdict}`);
+    const verdict =
+      checks === null
+        ? ""
+        : ` · checks ${checks.passed ? "passed" : "failed"}: ${checks.checks.map((check) => `${check.name}${check.passed ? "" : " ✗"}`).join(", ")}`;
+    console.log(
+      `${step}: ${
+        status.last_message
+          .split("\n")
+          .filter((line) => line.startsWith("wrote"))
+          .join(", ") || "no edits"
+      }${commit.commit_sha ? ` · commit ${commit.commit_sha.slice(0, 12)}` : ""}${verdict}`,
+    );
     if (checks?.blocking) throw new Error(`the checks after ${step} block progress: ${JSON.stringify(checks.checks)}`);
   }
 
   const done = await call("mark_complete", { task_id: task, summary: "greet() says Hello, <name>!" });
-  console.log(`complete: ${done.total_transitions} transitions, ${done.total_commits} commits, ${Math.round(done.duration)} ms`);
+  console.log(
+    `complete: ${done.total_transitions} transitions, ${done.total_commits} commits, ${Math.round(done.duration)} ms`,
+  );
 
-  const response = await fetch(`${url}/v1/workers/${worker.id}/export`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ branch: "fix/greeting" }) });
+  const response = await fetch(`${url}/v1/workers/${worker.id}/export`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ branch: "fix/greeting" }),
+  });
   const exported = await response.json();
   if (!response.ok) throw new Error(`export failed: ${exported.error?.message}`);
   console.log(`exported ${exported.commit.slice(0, 12)} to ${exported.branch} in ${repo}`);

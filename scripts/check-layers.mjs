@@ -68,19 +68,37 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
     const text = await readFile(file, "utf8");
     for (const match of text.matchAll(IMPORT)) {
       const specifier = match[1] ?? match[2];
-      if (layer === "contract" && specifier !== undefined && !specifier.startsWith(".") && !CONTRACT_PACKAGES.has(specifier)) {
-        problems.push(`${path.relative(root, file)}: contract/ may import only ${[...CONTRACT_PACKAGES].join(", ")} ("${specifier}")`);
+      if (
+        layer === "contract" &&
+        specifier !== undefined &&
+        !specifier.startsWith(".") &&
+        !CONTRACT_PACKAGES.has(specifier)
+      ) {
+        problems.push(
+          `${path.relative(root, file)}: contract/ may import only ${[...CONTRACT_PACKAGES].join(", ")} ("${specifier}")`,
+        );
       }
       if (!specifier?.startsWith(".")) continue;
       const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep)[0];
       const only = ONLY[layer];
       if (only !== undefined && !only.includes(target)) {
-        problems.push(`${path.relative(root, file)}: ${layer}/ may import only ${only.filter((name) => name !== layer).map((name) => `${name}/`).join(" and ")}, not ${target}/ ("${specifier}")`);
-      } else if (forbidden.includes(target)) problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
-      if (layer === "client" && !/^\s*(?:import|export) type\s/.test(match[0])) problems.push(`${path.relative(root, file)}: client/ may only import types ("${specifier}"); use "import type"`);
+        problems.push(
+          `${path.relative(root, file)}: ${layer}/ may import only ${only
+            .filter((name) => name !== layer)
+            .map((name) => `${name}/`)
+            .join(" and ")}, not ${target}/ ("${specifier}")`,
+        );
+      } else if (forbidden.includes(target))
+        problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
+      if (layer === "client" && !/^\s*(?:import|export) type\s/.test(match[0]))
+        problems.push(
+          `${path.relative(root, file)}: client/ may only import types ("${specifier}"); use "import type"`,
+        );
     }
     if (layer === "runtime" && ROUTE.test(text)) {
-      problems.push(`${path.relative(root, file)}: runtime/ must not name HTTP routes ("${text.match(ROUTE)?.[0]}"); an error names its fix in details.action and server/error-hints.ts says which route does it`);
+      problems.push(
+        `${path.relative(root, file)}: runtime/ must not name HTTP routes ("${text.match(ROUTE)?.[0]}"); an error names its fix in details.action and server/error-hints.ts says which route does it`,
+      );
     }
     if (layer === "tools" && /\bconsole\.(log|info|warn|error|debug)\(/.test(text)) {
       problems.push(`${path.relative(root, file)}: tools/ must not use console (stdout is the MCP channel)`);
@@ -95,7 +113,9 @@ for await (const file of allSourceFiles(root)) {
     const specifier = match[1] ?? match[2];
     if (!specifier?.startsWith(".")) continue;
     if (isWithin(path.relative(root, path.resolve(path.dirname(file), specifier)), TEST_DOUBLES)) {
-      problems.push(`${from}: only test/ and runtime/testing/ itself may import runtime/testing/, the test doubles ("${specifier}"); production code takes the real implementation through its dependencies`);
+      problems.push(
+        `${from}: only test/ and runtime/testing/ itself may import runtime/testing/, the test doubles ("${specifier}"); production code takes the real implementation through its dependencies`,
+      );
     }
   }
 }
@@ -104,4 +124,6 @@ if (problems.length > 0) {
   process.stderr.write(`Layering check failed:\n${problems.map((p) => `  ${p}`).join("\n")}\n`);
   process.exit(1);
 }
-process.stdout.write("Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/; runtime/ names no routes; runtime/testing/ is imported only by tests.\n");
+process.stdout.write(
+  "Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/; runtime/ names no routes; runtime/testing/ is imported only by tests.\n",
+);

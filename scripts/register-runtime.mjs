@@ -8,7 +8,12 @@ import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promise
 import path from "node:path";
 
 const [file, name, binary, ...wanted] = process.argv.slice(2);
-if (file === undefined || name === undefined || binary === undefined || wanted.some((arg) => !/^--[a-z0-9-]+=/.test(arg))) {
+if (
+  file === undefined ||
+  name === undefined ||
+  binary === undefined ||
+  wanted.some((arg) => !/^--[a-z0-9-]+=/.test(arg))
+) {
   process.stderr.write("usage: node scripts/register-runtime.mjs <daemon.json> <name> <path> [--flag=value ...]\n");
   process.exit(2);
 }
@@ -26,11 +31,15 @@ let config;
 try {
   config = text.trim() === "" ? {} : JSON.parse(text);
 } catch (error) {
-  process.stderr.write(`${file} is not valid JSON (${error.message}); fix it by hand, then run this again. Nothing was changed.\n`);
+  process.stderr.write(
+    `${file} is not valid JSON (${error.message}); fix it by hand, then run this again. Nothing was changed.\n`,
+  );
   process.exit(1);
 }
 if (typeof config !== "object" || config === null || Array.isArray(config)) {
-  process.stderr.write(`${file} must hold a JSON object; it holds ${Array.isArray(config) ? "an array" : typeof config}. Nothing was changed.\n`);
+  process.stderr.write(
+    `${file} must hold a JSON object; it holds ${Array.isArray(config) ? "an array" : typeof config}. Nothing was changed.\n`,
+  );
   process.exit(1);
 }
 const runtimes = typeof config.runtimes === "object" && config.runtimes !== null ? config.runtimes : {};
@@ -40,13 +49,23 @@ const present = new Set(args.filter((arg) => arg.startsWith("-")).map(flagName))
 const added = wanted.filter((arg) => !present.has(flagName(arg)));
 for (const arg of wanted) {
   const kept = args.find((candidate) => candidate.startsWith("-") && flagName(candidate) === flagName(arg));
-  if (kept !== undefined && kept !== arg) process.stderr.write(`${file}: ${name} keeps its own ${kept} (workcell would register ${arg}); change it by hand if workers need ${arg}.\n`);
+  if (kept !== undefined && kept !== arg)
+    process.stderr.write(
+      `${file}: ${name} keeps its own ${kept} (workcell would register ${arg}); change it by hand if workers need ${arg}.\n`,
+    );
 }
-const entry = { ...existing, path: typeof existing.path === "string" ? existing.path : binary, runtimeArgs: [...args, ...added] };
+const entry = {
+  ...existing,
+  path: typeof existing.path === "string" ? existing.path : binary,
+  runtimeArgs: [...args, ...added],
+};
 const changed = JSON.stringify(entry) !== JSON.stringify(runtimes[name]);
 if (changed) {
   const next = { ...config, runtimes: { ...runtimes, [name]: entry } };
-  const mode = await stat(file).then((s) => s.mode & 0o777, () => 0o644);
+  const mode = await stat(file).then(
+    (s) => s.mode & 0o777,
+    () => 0o644,
+  );
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.workcell-${process.pid}`;
   await writeFile(temporary, `${JSON.stringify(next, null, 2)}\n`, { mode });

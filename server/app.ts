@@ -52,7 +52,10 @@ export interface AppDeps {
 
 function tooLarge(limit: number) {
   return () => {
-    throw new AppError("payload_too_large", `The request body is larger than ${limit} bytes. Send less, or raise the limit with WORKCELL_MAX_BODY_BYTES / WORKCELL_MAX_MCP_BODY_BYTES.`);
+    throw new AppError(
+      "payload_too_large",
+      `The request body is larger than ${limit} bytes. Send less, or raise the limit with WORKCELL_MAX_BODY_BYTES / WORKCELL_MAX_MCP_BODY_BYTES.`,
+    );
   };
 }
 
@@ -63,14 +66,18 @@ export function createApp(deps: AppDeps): Hono {
   app.onError((error, c) => {
     const { status, body } = describeError(error);
     if (status >= 500 && !(error instanceof AppError && error.code === "docker_unavailable")) {
-      deps.log(`${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      deps.log(
+        `${c.req.method} ${c.req.path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
     }
     // RFC 6750: a 401 names the scheme, which MCP clients read to know how to authenticate.
     if (status === 401) c.header("WWW-Authenticate", 'Bearer realm="workcell"');
     return c.json(body, status as 400);
   });
   app.notFound((c) => {
-    const { status, body } = describeError(new AppError("not_found", `No route ${c.req.method} ${c.req.path}. See the API table in the README.`));
+    const { status, body } = describeError(
+      new AppError("not_found", `No route ${c.req.method} ${c.req.path}. See the API table in the README.`),
+    );
     return c.json(body, status as 404);
   });
 
@@ -80,7 +87,10 @@ export function createApp(deps: AppDeps): Hono {
     try {
       const info = await deps.driver.info();
       const runtime = summarizeRuntimes(catalogOf(info), deps.configuredRuntime);
-      return c.json({ ok: true, docker: { available: true, version: info.serverVersion, apiVersion: info.apiVersion, runtime } });
+      return c.json({
+        ok: true,
+        docker: { available: true, version: info.serverVersion, apiVersion: info.apiVersion, runtime },
+      });
     } catch (error) {
       const { body } = describeError(error);
       return c.json({ ok: false, docker: { available: false, error: body.error.message } }, 503);
@@ -90,17 +100,23 @@ export function createApp(deps: AppDeps): Hono {
   // The API's description is public (it holds no data); everything under /v1 needs the token.
   // Built on first request (the port is known by then) and kept: the schemas do not change at run time.
   let openApi: Record<string, unknown> | undefined;
-  app.get("/openapi.json", (c) => c.json((openApi ??= buildOpenApiDocument({ version: VERSION, serverUrl: deps.baseUrl() }))));
+  app.get("/openapi.json", (c) =>
+    c.json((openApi ??= buildOpenApiDocument({ version: VERSION, serverUrl: deps.baseUrl() }))),
+  );
   app.get("/docs", (c) => c.html(DOCS_PAGE));
   // The dashboard's page and assets hold no data; it signs in with the token like any client.
   app.route("/", createDashboardRoutes());
 
   app.use("/v1/*", bearerAuth(deps.token));
 
-  app.all("/v1/mcp", bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }), async (c) => deps.orchestrator.handle(c.req.raw));
+  app.all("/v1/mcp", bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }), async (c) =>
+    deps.orchestrator.handle(c.req.raw),
+  );
   app.route("/v1/tasks", createTaskRoutes(deps.pipeline));
-  app.all("/v1/workers/:id/mcp", bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }), async (c) =>
-    deps.bridge.handle(c.req.param("id"), c.req.raw),
+  app.all(
+    "/v1/workers/:id/mcp",
+    bodyLimit({ maxSize: deps.maxMcpBodyBytes, onError: tooLarge(deps.maxMcpBodyBytes) }),
+    async (c) => deps.bridge.handle(c.req.param("id"), c.req.raw),
   );
   app.use("/v1/workers/*", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
   app.use("/v1/workers", bodyLimit({ maxSize: deps.maxBodyBytes, onError: tooLarge(deps.maxBodyBytes) }));
@@ -112,7 +128,12 @@ export function createApp(deps: AppDeps): Hono {
   app.route("/v1/approvals", createApprovalRoutes(deps.approvals));
   app.route(
     "/v1",
-    createEventRoutes(deps.events, (id) => deps.workers.lookup.get(id).then(() => true, () => false)),
+    createEventRoutes(deps.events, (id) =>
+      deps.workers.lookup.get(id).then(
+        () => true,
+        () => false,
+      ),
+    ),
   );
 
   return app;

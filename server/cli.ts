@@ -15,7 +15,8 @@ const progress = (line: string) => process.stderr.write(`  ${line}\n`);
 
 /** Prints a failure of serve or build-image: the message of an expected error, else the stack. Answers the exit code. */
 function reportFailure(error: unknown): number {
-  const message = error instanceof AppError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const message =
+    error instanceof AppError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`workcell: ${escapeControls(message)}\n`);
   return 1;
 }
@@ -23,7 +24,9 @@ function reportFailure(error: unknown): number {
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
   if (command === undefined || !PLANE_COMMANDS.has(command)) {
-    process.stderr.write(`workcell: server/cli.ts runs the control plane's commands (serve, build-image); got ${command === undefined ? "none" : `"${escapeControls(command)}"`}. Run every other command, and --help, through bin/workcell.mjs (npx workcell ${command === undefined ? "--help" : escapeControls(command)}).\n`);
+    process.stderr.write(
+      `workcell: server/cli.ts runs the control plane's commands (serve, build-image); got ${command === undefined ? "none" : `"${escapeControls(command)}"`}. Run every other command, and --help, through bin/workcell.mjs (npx workcell ${command === undefined ? "--help" : escapeControls(command)}).\n`,
+    );
     return 2;
   }
   if (command === "build-image") {
@@ -35,8 +38,12 @@ async function main(argv: string[]): Promise<number> {
   process.stderr.write("workcell: checking the Docker engine and the sandbox image...\n");
   const plane = await startControlPlane(config, { onProgress: progress, hostEnv: process.env });
   const tokenLine =
-    plane.tokenSource === "env" ? "token: (from WORKCELL_TOKEN)" : `token: ${plane.token}${plane.tokenSource === "generated" ? `  (new; saved to ${plane.tokenFile}, mode 0600)` : `  (from ${plane.tokenFile})`}`;
-  process.stdout.write(`workcell control plane listening on ${plane.url}\n${tokenLine}\nimage: ${plane.image}\nruntime: ${plane.runtime.runtime} (${plane.runtime.source === "configured" ? "WORKCELL_RUNTIME" : "runsc when offered, else the engine's default"})\n`);
+    plane.tokenSource === "env"
+      ? "token: (from WORKCELL_TOKEN)"
+      : `token: ${plane.token}${plane.tokenSource === "generated" ? `  (new; saved to ${plane.tokenFile}, mode 0600)` : `  (from ${plane.tokenFile})`}`;
+  process.stdout.write(
+    `workcell control plane listening on ${plane.url}\n${tokenLine}\nimage: ${plane.image}\nruntime: ${plane.runtime.runtime} (${plane.runtime.source === "configured" ? "WORKCELL_RUNTIME" : "runsc when offered, else the engine's default"})\n`,
+  );
   // Ready to paste into another shell, where the CLI, the typed client and the examples read it.
   const tokenValue = plane.tokenSource === "env" ? '"$WORKCELL_TOKEN"' : plane.token;
   process.stdout.write(`\nIn another shell:\n  export WORKCELL_URL=${plane.url} WORKCELL_TOKEN=${tokenValue}\n`);

@@ -11,7 +11,15 @@ import { AppError } from "../runtime/errors/app-error.js";
 import type { ContainerDriver } from "../runtime/docker/container-driver.js";
 import { sandboxUser } from "../runtime/docker/container-spec.js";
 import { DockerDriver } from "../runtime/docker/docker-driver.js";
-import { assertConfiguredRuntime, catalogOf, chooseRuntime, PREFERRED_RUNTIME, runtimeNeedsOf, summarizeRuntimes, type RuntimeSummary } from "../runtime/docker/runtime-choice.js";
+import {
+  assertConfiguredRuntime,
+  catalogOf,
+  chooseRuntime,
+  PREFERRED_RUNTIME,
+  runtimeNeedsOf,
+  summarizeRuntimes,
+  type RuntimeSummary,
+} from "../runtime/docker/runtime-choice.js";
 import { defaultPolicy } from "../runtime/permissions/policy.js";
 import { AdmissionQueue } from "../runtime/admission/admission-queue.js";
 import { AgentRunner } from "../runtime/agents/agent-runner.js";
@@ -82,7 +90,12 @@ export interface StartOptions {
  */
 export async function startControlPlane(config: Config, options: StartOptions = {}): Promise<ControlPlane> {
   let secrets: () => string[] = () => [config.token ?? ""];
-  const logger = createLogger({ level: config.logLevel, format: config.logFormat, secrets: () => secrets(), ...(options.log === undefined ? {} : { write: options.log }) });
+  const logger = createLogger({
+    level: config.logLevel,
+    format: config.logFormat,
+    secrets: () => secrets(),
+    ...(options.log === undefined ? {} : { write: options.log }),
+  });
   const log = (message: string) => logger.warn(message);
   const hostUid = process.getuid?.() ?? 1000;
   const hostGid = process.getgid?.() ?? 1000;
@@ -91,15 +104,23 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const engine = await driver.info();
   const runtimes = catalogOf(engine);
   assertConfiguredRuntime(config.runtime, runtimes);
-  const defaultRuntime = chooseRuntime({ configured: config.runtime, needs: runtimeNeedsOf(defaultPolicy()), catalog: runtimes });
+  const defaultRuntime = chooseRuntime({
+    configured: config.runtime,
+    needs: runtimeNeedsOf(defaultPolicy()),
+    catalog: runtimes,
+  });
   const runtimeSummary = summarizeRuntimes(runtimes, config.runtime);
   if (defaultRuntime.runtime !== PREFERRED_RUNTIME) {
-    logger.warn(`workers run under ${defaultRuntime.runtime}, not gVisor (${defaultRuntime.source === "configured" ? "WORKCELL_RUNTIME" : defaultRuntime.note}); scripts/ensure-docker.sh installs and registers runsc`);
+    logger.warn(
+      `workers run under ${defaultRuntime.runtime}, not gVisor (${defaultRuntime.source === "configured" ? "WORKCELL_RUNTIME" : defaultRuntime.note}); scripts/ensure-docker.sh installs and registers runsc`,
+    );
   }
   for (const exception of runtimeSummary.exceptions) logger.warn(exception);
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const { token, source, file } = await loadOrCreateToken(config.dataDir, config.token);
-  const image = config.image ?? (await ensureSandboxImage(driver, PROJECT_ROOT, options.onProgress ?? ((line) => logger.info(line))));
+  const image =
+    config.image ??
+    (await ensureSandboxImage(driver, PROJECT_ROOT, options.onProgress ?? ((line) => logger.info(line))));
 
   const store = await LowdbStateStore.open(config.dataDir);
   secrets = () => [token];
@@ -107,19 +128,51 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const admission = new AdmissionQueue(config.heavyConcurrency ?? engine.cpus, {
     perWorker: config.heavyPerWorker,
     leaseMs: config.heavyLeaseMs,
-    onLeaseExpired: (workerId) => void events.append(workerId, "admission_lease_expired", { leaseMs: config.heavyLeaseMs }).catch(() => undefined),
+    onLeaseExpired: (workerId) =>
+      void events.append(workerId, "admission_lease_expired", { leaseMs: config.heavyLeaseMs }).catch(() => undefined),
   });
   const instance = createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16);
-  const disk = config.diskQuota === "watchdog" ? { available: false as const, reason: "WORKCELL_DISK_QUOTA=watchdog" } : await probeDiskImages(config.dataDir);
-  if (disk.available) logger.info("workspace disk limits are hard: each workspace is its own ext4 image of resources.diskMb (writes past it fail with ENOSPC)");
-  else log(`workspace disk limits are NOT hard: ${disk.reason}. New workers get a plain directory; the watchdog measures it every ${config.watchdogIntervalMs} ms and stops a worker over resources.diskMb, so a fast write can still fill the host disk first. Run the control plane as root with loop devices for hard limits.`);
+  const disk =
+    config.diskQuota === "watchdog"
+      ? { available: false as const, reason: "WORKCELL_DISK_QUOTA=watchdog" }
+      : await probeDiskImages(config.dataDir);
+  if (disk.available)
+    logger.info(
+      "workspace disk limits are hard: each workspace is its own ext4 image of resources.diskMb (writes past it fail with ENOSPC)",
+    );
+  else
+    log(
+      `workspace disk limits are NOT hard: ${disk.reason}. New workers get a plain directory; the watchdog measures it every ${config.watchdogIntervalMs} ms and stops a worker over resources.diskMb, so a fast write can still fill the host disk first. Run the control plane as root with loop devices for hard limits.`,
+    );
   // In-container MCP servers started with each container, for its first session.
   const standby = new McpStandby(driver);
-  const poolDeps = { driver, dataDir: config.dataDir, instance, image, runtime: defaultRuntime.runtime, user, hostCpus: engine.cpus, log, diskImages: disk.available, standby };
+  const poolDeps = {
+    driver,
+    dataDir: config.dataDir,
+    instance,
+    image,
+    runtime: defaultRuntime.runtime,
+    user,
+    hostCpus: engine.cpus,
+    log,
+    diskImages: disk.available,
+    standby,
+  };
   const owner = user.uid !== hostUid ? user : undefined;
-  const poolRepos = await Promise.all(config.poolRepos.map(async ({ repo, size }) => ({ repo: await resolvePoolRepo(repo, "WORKCELL_POOL_REPOS"), size })));
+  const poolRepos = await Promise.all(
+    config.poolRepos.map(async ({ repo, size }) => ({
+      repo: await resolvePoolRepo(repo, "WORKCELL_POOL_REPOS"),
+      size,
+    })),
+  );
   const pools = new WorkerPools(
-    (size, repo) => new WorkerPool({ ...poolDeps, size, ...(repo === undefined ? {} : { repo }), ...(owner === undefined ? {} : { owner }) }),
+    (size, repo) =>
+      new WorkerPool({
+        ...poolDeps,
+        size,
+        ...(repo === undefined ? {} : { repo }),
+        ...(owner === undefined ? {} : { owner }),
+      }),
     defaultRuntime.runtime,
     { emptySize: config.poolSize, repos: poolRepos },
   );
@@ -142,7 +195,14 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   secrets = () => [token, ...workers.secrets()];
   await workers.lifecycle.reconcile();
-  await pools.start(driver, instance, config.dataDir, new Set((await store.listWorkers()).map((worker) => worker.containerId).filter((id): id is string => id !== undefined)));
+  await pools.start(
+    driver,
+    instance,
+    config.dataDir,
+    new Set(
+      (await store.listWorkers()).map((worker) => worker.containerId).filter((id): id is string => id !== undefined),
+    ),
+  );
   const approvals = new ApprovalQueue(store, {
     event: (workerId, type, data) => events.append(workerId, type, data),
     grantForLife: (workerId, permission) => workers.permissions.grantPermission(workerId, permission),
@@ -164,8 +224,15 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   workers.permissions.setNetPrompter(async (workerId, target) => {
     const worker = await workers.lookup.get(workerId);
     try {
-      const request = buildApprovalRequest({ kind: "permission", tool: "net", input: null, permission: { kind: "net", target } }, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
-      const answer = await approvals.request({ workerId, ...request }, worker.approvals, AbortSignal.timeout(worker.approvals.timeoutMs + 1_000));
+      const request = buildApprovalRequest(
+        { kind: "permission", tool: "net", input: null, permission: { kind: "net", target } },
+        { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir },
+      );
+      const answer = await approvals.request(
+        { workerId, ...request },
+        worker.approvals,
+        AbortSignal.timeout(worker.approvals.timeoutMs + 1_000),
+      );
       return answer.decision !== "reject";
     } catch (error) {
       // A destination no grant could name, or a worker at its cap of waiting approvals: refused.
@@ -184,28 +251,54 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     onApprovalRequest: async ({ workerId, sessionId, params, signal }) => {
       const worker = await workers.lookup.get(workerId);
       // The request comes from inside the sandbox: the host validates it and writes the reviewer's text itself.
-      const request = buildApprovalRequest(params, { policy: worker.permissions, settings: worker.approvals, dataDir: config.dataDir });
-      return approvals.request({ workerId, ...(sessionId === undefined ? {} : { sessionId }), ...request }, worker.approvals, signal);
+      const request = buildApprovalRequest(params, {
+        policy: worker.permissions,
+        settings: worker.approvals,
+        dataDir: config.dataDir,
+      });
+      return approvals.request(
+        { workerId, ...(sessionId === undefined ? {} : { sessionId }), ...request },
+        worker.approvals,
+        signal,
+      );
     },
     onToolCall: (call) => {
       const summary = summarizeToolCall(call.tool, call.args, call.result, call.durationMs);
       if (call.isError) logger.warn(summary, { worker: call.workerId });
       else logger.info(summary, { worker: call.workerId });
-      logger.debug("tool call detail", { worker: call.workerId, session: call.sessionId, tool: call.tool, args: call.args, result: call.result });
+      logger.debug("tool call detail", {
+        worker: call.workerId,
+        session: call.sessionId,
+        tool: call.tool,
+        args: call.args,
+        result: call.result,
+      });
       const { workerId, ...data } = call;
-      void events.append(workerId, "tool_call", data).catch((error: unknown) => log(`recording a tool call failed: ${String(error)}`));
+      void events
+        .append(workerId, "tool_call", data)
+        .catch((error: unknown) => log(`recording a tool call failed: ${String(error)}`));
       if (call.errorCode === "permission_denied") {
-        void events.append(workerId, "permission_denied", { tool: call.tool, sessionId: call.sessionId, message: call.result }).catch(() => undefined);
+        void events
+          .append(workerId, "permission_denied", { tool: call.tool, sessionId: call.sessionId, message: call.result })
+          .catch(() => undefined);
       }
     },
     onResponse: (workerId, message) => {
       const { gate, audit } = readToolReports(message);
-      if (gate !== undefined) workers.tasks.recordGate(workerId, gate).catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
-      if (Array.isArray(audit)) workers.permissions.recordAudit(workerId, audit, "sandbox").catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
+      if (gate !== undefined)
+        workers.tasks
+          .recordGate(workerId, gate)
+          .catch((error: unknown) => log(`recording the gate of ${workerId} failed: ${String(error)}`));
+      if (Array.isArray(audit))
+        workers.permissions
+          .recordAudit(workerId, audit, "sandbox")
+          .catch((error: unknown) => log(`recording the audit of ${workerId} failed: ${String(error)}`));
     },
   });
   workers.lifecycle.onWorkerDown((workerId) => void bridge.closeWorker(workerId));
-  const watchdog = new ResourceWatchdog(workers, config.watchdogIntervalMs, log, (workerId, type, data) => events.append(workerId, type, data));
+  const watchdog = new ResourceWatchdog(workers, config.watchdogIntervalMs, log, (workerId, type, data) =>
+    events.append(workerId, type, data),
+  );
   watchdog.start();
 
   const shells = new ShellUpgrades();
@@ -229,12 +322,19 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(started));
-    started.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => void shells.handle(request, socket, head, app.fetch).catch(() => socket.destroy()));
+    started.on(
+      "upgrade",
+      (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+        void shells.handle(request, socket, head, app.fetch).catch(() => socket.destroy()),
+    );
     started.once("error", (error: NodeJS.ErrnoException) => {
       void bridge.closeAll();
       reject(
         error.code === "EADDRINUSE"
-          ? new AppError("conflict", `${config.host}:${config.port} is already in use. Stop what listens there, or choose another port with WORKCELL_PORT.`)
+          ? new AppError(
+              "conflict",
+              `${config.host}:${config.port} is already in use. Stop what listens there, or choose another port with WORKCELL_PORT.`,
+            )
           : error,
       );
     });

@@ -1,5 +1,6 @@
 /** One piece of inline Markdown: plain text, `code`, **strong**, *emphasis* or a [link](href). */
-export type InlineToken = { kind: "text" | "code" | "strong" | "em"; text: string } | { kind: "link"; text: string; href: string };
+export type InlineToken =
+  { kind: "text" | "code" | "strong" | "em"; text: string } | { kind: "link"; text: string; href: string };
 
 /**
  * Splits the inline Markdown of the API's descriptions into tokens. Links keep only http(s)
@@ -16,7 +17,8 @@ export function tokenizeInlineMarkdown(source: string): InlineToken[] {
     if (match[1] !== undefined) tokens.push({ kind: "code", text: match[1] });
     else if (match[2] !== undefined) tokens.push({ kind: "strong", text: match[2] });
     else if (match[3] !== undefined) tokens.push({ kind: "em", text: match[3] });
-    else if (/^(https?:\/\/|\/)/.test(match[5] ?? "")) tokens.push({ kind: "link", text: match[4] ?? "", href: match[5] ?? "" });
+    else if (/^(https?:\/\/|\/)/.test(match[5] ?? ""))
+      tokens.push({ kind: "link", text: match[4] ?? "", href: match[5] ?? "" });
     else tokens.push({ kind: "text", text: match[4] ?? "" });
     last = at + match[0].length;
   }

@@ -16,7 +16,12 @@ export interface Logger {
  * Writes one line per message — text (`ts LEVEL message key=value`) or JSON — at or above
  * `level`, with every secret redacted and long values truncated.
  */
-export function createLogger(options: { level: LogLevel; format: "text" | "json"; secrets: () => readonly string[]; write?: (line: string) => void }): Logger {
+export function createLogger(options: {
+  level: LogLevel;
+  format: "text" | "json";
+  secrets: () => readonly string[];
+  write?: (line: string) => void;
+}): Logger {
   const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const emit = (level: LogLevel, message: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[level] < ORDER[options.level]) return;
@@ -26,7 +31,9 @@ export function createLogger(options: { level: LogLevel; format: "text" | "json"
     const ts = new Date().toISOString();
     if (options.format === "json") write(JSON.stringify({ ts, level, msg: safeMessage, ...safeFields }));
     else {
-      const extra = Object.entries(safeFields).map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`);
+      const extra = Object.entries(safeFields).map(
+        ([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`,
+      );
       write([ts, level.toUpperCase(), safeMessage, ...extra].join(" "));
     }
   };

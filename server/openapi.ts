@@ -5,7 +5,12 @@ import { WorkcellEventSchema } from "../runtime/events/event-log.js";
 import { TaskSchema } from "../runtime/pipeline/task.js";
 import { PermissionsInputSchema, PolicySchema } from "../runtime/permissions/policy.js";
 import { AuditEntrySchema } from "../runtime/permissions/suggest.js";
-import { DiffResultSchema, ExecRequestSchema, ExecResultSchema, ExportRequestSchema } from "../runtime/workers/exec-request.js";
+import {
+  DiffResultSchema,
+  ExecRequestSchema,
+  ExecResultSchema,
+  ExportRequestSchema,
+} from "../runtime/workers/exec-request.js";
 import { ExportResultSchema } from "../runtime/workers/export-branch.js";
 import { CreateWorkerInputSchema, PublicWorkerSchema, RemoveResultSchema } from "../runtime/workers/worker.js";
 import { ApprovalListQuerySchema } from "./routes/approvals.js";
@@ -28,7 +33,12 @@ interface Operation {
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
   readonly bodyOptional?: boolean;
-  readonly ok: { readonly status: number; readonly schema?: z.ZodType; readonly contentType?: string; readonly description?: string };
+  readonly ok: {
+    readonly status: number;
+    readonly schema?: z.ZodType;
+    readonly contentType?: string;
+    readonly description?: string;
+  };
 }
 
 const HealthSchema = z.object({
@@ -39,8 +49,12 @@ const HealthSchema = z.object({
     apiVersion: z.string().optional(),
     runtime: z
       .object({
-        runtime: z.string().describe("The OCI runtime a worker with the default policy runs under (runsc when the engine offers it)"),
-        source: z.enum(["requested", "configured", "default"]).describe("configured: WORKCELL_RUNTIME; default: runsc when offered, else the engine's default"),
+        runtime: z
+          .string()
+          .describe("The OCI runtime a worker with the default policy runs under (runsc when the engine offers it)"),
+        source: z
+          .enum(["requested", "configured", "default"])
+          .describe("configured: WORKCELL_RUNTIME; default: runsc when offered, else the engine's default"),
         offered: z.array(z.string()),
         exceptions: z.array(z.string()).describe("Policies that run under another runtime, or are refused, and why"),
       })
@@ -49,25 +63,129 @@ const HealthSchema = z.object({
   }),
 });
 const ExecAnswerSchema = ExecResultSchema.omit({ audit: true });
-const PermissionsUpdateSchema = z.object({ permissions: PolicySchema, appliesOnNextStart: z.boolean(), message: z.string() });
+const PermissionsUpdateSchema = z.object({
+  permissions: PolicySchema,
+  appliesOnNextStart: z.boolean(),
+  message: z.string(),
+});
 const MCP_NOTE =
   "MCP Streamable HTTP (protocol 2025-06-18): POST JSON-RPC messages, GET opens the server's event stream, DELETE ends the session. Use an MCP client rather than calling it by hand.";
 
 /** Every route the control plane serves. The coverage test holds this list to `app.routes`. */
 export const OPERATIONS: readonly Operation[] = [
-  { method: "get", path: "/health", id: "getHealth", summary: "Whether the control plane and the Docker engine are up (no token needed).", tag: "meta", public: true, ok: { status: 200, schema: HealthSchema } },
-  { method: "get", path: "/openapi.json", id: "getOpenApi", summary: "This document.", tag: "meta", public: true, ok: { status: 200, description: "An OpenAPI 3.1 document." } },
-  { method: "get", path: "/docs", id: "getDocs", summary: "A readable API reference rendered from this document.", tag: "meta", public: true, ok: { status: 200, contentType: "text/html" } },
-  { method: "get", path: "/", id: "getDashboard", summary: "The web dashboard (it signs in with the token).", tag: "meta", public: true, ok: { status: 200, contentType: "text/html" } },
-  { method: "get", path: "/dashboard/app.js", id: "getDashboardScript", summary: "The dashboard's script.", tag: "meta", public: true, ok: { status: 200, contentType: "text/javascript" } },
-  { method: "get", path: "/dashboard/style.css", id: "getDashboardStyles", summary: "The dashboard's styles.", tag: "meta", public: true, ok: { status: 200, contentType: "text/css" } },
-  { method: "post", path: "/v1/workers", id: "createWorker", summary: "Spawn a worker: a container with its own worktree of `repo`.", tag: "workers", body: CreateWorkerInputSchema, ok: { status: 201, schema: PublicWorkerSchema } },
-  { method: "get", path: "/v1/workers", id: "listWorkers", summary: "List workers.", tag: "workers", ok: { status: 200, schema: z.object({ workers: z.array(PublicWorkerSchema) }) } },
-  { method: "get", path: "/v1/workers/:id", id: "getWorker", summary: "One worker.", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
-  { method: "delete", path: "/v1/workers/:id", id: "removeWorker", summary: "Remove a worker, its container and (unless kept) its workspace. The event trail stays.", tag: "workers", query: RemoveQuerySchema, ok: { status: 200, schema: RemoveResultSchema } },
-  { method: "post", path: "/v1/workers/:id/stop", id: "stopWorker", summary: "Stop the worker's container; the workspace stays.", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
-  { method: "post", path: "/v1/workers/:id/start", id: "startWorker", summary: "Start a stopped worker (applies a changed policy).", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
-  { method: "post", path: "/v1/workers/:id/exec", id: "execInWorker", summary: "Run a command in the worker's container, under its policy.", tag: "workers", body: ExecRequestSchema, ok: { status: 200, schema: ExecAnswerSchema } },
+  {
+    method: "get",
+    path: "/health",
+    id: "getHealth",
+    summary: "Whether the control plane and the Docker engine are up (no token needed).",
+    tag: "meta",
+    public: true,
+    ok: { status: 200, schema: HealthSchema },
+  },
+  {
+    method: "get",
+    path: "/openapi.json",
+    id: "getOpenApi",
+    summary: "This document.",
+    tag: "meta",
+    public: true,
+    ok: { status: 200, description: "An OpenAPI 3.1 document." },
+  },
+  {
+    method: "get",
+    path: "/docs",
+    id: "getDocs",
+    summary: "A readable API reference rendered from this document.",
+    tag: "meta",
+    public: true,
+    ok: { status: 200, contentType: "text/html" },
+  },
+  {
+    method: "get",
+    path: "/",
+    id: "getDashboard",
+    summary: "The web dashboard (it signs in with the token).",
+    tag: "meta",
+    public: true,
+    ok: { status: 200, contentType: "text/html" },
+  },
+  {
+    method: "get",
+    path: "/dashboard/app.js",
+    id: "getDashboardScript",
+    summary: "The dashboard's script.",
+    tag: "meta",
+    public: true,
+    ok: { status: 200, contentType: "text/javascript" },
+  },
+  {
+    method: "get",
+    path: "/dashboard/style.css",
+    id: "getDashboardStyles",
+    summary: "The dashboard's styles.",
+    tag: "meta",
+    public: true,
+    ok: { status: 200, contentType: "text/css" },
+  },
+  {
+    method: "post",
+    path: "/v1/workers",
+    id: "createWorker",
+    summary: "Spawn a worker: a container with its own worktree of `repo`.",
+    tag: "workers",
+    body: CreateWorkerInputSchema,
+    ok: { status: 201, schema: PublicWorkerSchema },
+  },
+  {
+    method: "get",
+    path: "/v1/workers",
+    id: "listWorkers",
+    summary: "List workers.",
+    tag: "workers",
+    ok: { status: 200, schema: z.object({ workers: z.array(PublicWorkerSchema) }) },
+  },
+  {
+    method: "get",
+    path: "/v1/workers/:id",
+    id: "getWorker",
+    summary: "One worker.",
+    tag: "workers",
+    ok: { status: 200, schema: PublicWorkerSchema },
+  },
+  {
+    method: "delete",
+    path: "/v1/workers/:id",
+    id: "removeWorker",
+    summary: "Remove a worker, its container and (unless kept) its workspace. The event trail stays.",
+    tag: "workers",
+    query: RemoveQuerySchema,
+    ok: { status: 200, schema: RemoveResultSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/workers/:id/stop",
+    id: "stopWorker",
+    summary: "Stop the worker's container; the workspace stays.",
+    tag: "workers",
+    ok: { status: 200, schema: PublicWorkerSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/workers/:id/start",
+    id: "startWorker",
+    summary: "Start a stopped worker (applies a changed policy).",
+    tag: "workers",
+    ok: { status: 200, schema: PublicWorkerSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/workers/:id/exec",
+    id: "execInWorker",
+    summary: "Run a command in the worker's container, under its policy.",
+    tag: "workers",
+    body: ExecRequestSchema,
+    ok: { status: 200, schema: ExecAnswerSchema },
+  },
   {
     method: "get",
     path: "/v1/workers/:id/shell",
@@ -78,32 +196,165 @@ export const OPERATIONS: readonly Operation[] = [
     query: ShellQuerySchema,
     ok: { status: 101, description: "Switching Protocols to workcell-shell." },
   },
-  { method: "get", path: "/v1/workers/:id/diff", id: "diffWorker", summary: "What changed since the base commit.", tag: "workers", ok: { status: 200, schema: DiffResultSchema } },
-  { method: "post", path: "/v1/workers/:id/task", id: "startWorkerTask", summary: "Start a new task on a worker whose task ended: its finish gate starts fresh and its MCP sessions end (409 while the task is open).", tag: "workers", ok: { status: 200, schema: PublicWorkerSchema } },
-  { method: "post", path: "/v1/workers/:id/export", id: "exportWorker", summary: "Turn the worker's commits into a branch of the source repository.", tag: "workers", body: ExportRequestSchema, bodyOptional: true, ok: { status: 200, schema: ExportResultSchema } },
-  { method: "get", path: "/v1/workers/:id/permissions", id: "getPermissions", summary: "The worker's permission policy.", tag: "permissions", ok: { status: 200, schema: z.object({ permissions: PolicySchema }) } },
-  { method: "patch", path: "/v1/workers/:id/permissions", id: "updatePermissions", summary: "Change the policy; fields left out keep their value.", tag: "permissions", body: PermissionsInputSchema, ok: { status: 200, schema: PermissionsUpdateSchema } },
-  { method: "get", path: "/v1/workers/:id/permissions/suggested", id: "suggestPermissions", summary: "The narrowest policy that covers what audit mode recorded.", tag: "permissions", ok: { status: 200, schema: z.object({ permissions: PolicySchema, recorded: z.array(AuditEntrySchema), skipped: z.array(AuditEntrySchema.extend({ reason: z.string() })) }) } },
-  { method: "get", path: "/v1/workers/:id/events", id: "listWorkerEvents", summary: "A page of one worker's events (also after it was removed).", tag: "events", query: EventQuerySchema.omit({ workerId: true }), ok: { status: 200, schema: z.object({ events: z.array(WorkcellEventSchema), next: z.number().int().nullable() }) } },
-  { method: "get", path: "/v1/events", id: "streamEvents", summary: "All events as a resumable Server-Sent Events stream (send Last-Event-ID to resume).", tag: "events", query: EventQuerySchema, ok: { status: 200, contentType: "text/event-stream", description: "Each message has `id` = seq, `event` = type and `data` = the event as JSON." } },
-  { method: "get", path: "/v1/approvals", id: "listApprovals", summary: "The approval queue.", tag: "approvals", query: ApprovalListQuerySchema, ok: { status: 200, schema: z.object({ approvals: z.array(ApprovalSchema) }) } },
-  { method: "get", path: "/v1/approvals/:id", id: "getApproval", summary: "One approval.", tag: "approvals", ok: { status: 200, schema: ApprovalSchema } },
-  { method: "post", path: "/v1/approvals/:id", id: "decideApproval", summary: "Approve, reject or edit a pending approval; the waiting call then proceeds.", tag: "approvals", body: DecisionInputSchema, ok: { status: 200, schema: ApprovalSchema } },
-  { method: "get", path: "/v1/pools", id: "listPools", summary: "The warm pools: started containers waiting for default-policy workers, empty or holding a repository's clone.", tag: "pools", ok: { status: 200, schema: z.object({ pools: z.array(PoolStatusSchema) }) } },
+  {
+    method: "get",
+    path: "/v1/workers/:id/diff",
+    id: "diffWorker",
+    summary: "What changed since the base commit.",
+    tag: "workers",
+    ok: { status: 200, schema: DiffResultSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/workers/:id/task",
+    id: "startWorkerTask",
+    summary:
+      "Start a new task on a worker whose task ended: its finish gate starts fresh and its MCP sessions end (409 while the task is open).",
+    tag: "workers",
+    ok: { status: 200, schema: PublicWorkerSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/workers/:id/export",
+    id: "exportWorker",
+    summary: "Turn the worker's commits into a branch of the source repository.",
+    tag: "workers",
+    body: ExportRequestSchema,
+    bodyOptional: true,
+    ok: { status: 200, schema: ExportResultSchema },
+  },
+  {
+    method: "get",
+    path: "/v1/workers/:id/permissions",
+    id: "getPermissions",
+    summary: "The worker's permission policy.",
+    tag: "permissions",
+    ok: { status: 200, schema: z.object({ permissions: PolicySchema }) },
+  },
+  {
+    method: "patch",
+    path: "/v1/workers/:id/permissions",
+    id: "updatePermissions",
+    summary: "Change the policy; fields left out keep their value.",
+    tag: "permissions",
+    body: PermissionsInputSchema,
+    ok: { status: 200, schema: PermissionsUpdateSchema },
+  },
+  {
+    method: "get",
+    path: "/v1/workers/:id/permissions/suggested",
+    id: "suggestPermissions",
+    summary: "The narrowest policy that covers what audit mode recorded.",
+    tag: "permissions",
+    ok: {
+      status: 200,
+      schema: z.object({
+        permissions: PolicySchema,
+        recorded: z.array(AuditEntrySchema),
+        skipped: z.array(AuditEntrySchema.extend({ reason: z.string() })),
+      }),
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/workers/:id/events",
+    id: "listWorkerEvents",
+    summary: "A page of one worker's events (also after it was removed).",
+    tag: "events",
+    query: EventQuerySchema.omit({ workerId: true }),
+    ok: { status: 200, schema: z.object({ events: z.array(WorkcellEventSchema), next: z.number().int().nullable() }) },
+  },
+  {
+    method: "get",
+    path: "/v1/events",
+    id: "streamEvents",
+    summary: "All events as a resumable Server-Sent Events stream (send Last-Event-ID to resume).",
+    tag: "events",
+    query: EventQuerySchema,
+    ok: {
+      status: 200,
+      contentType: "text/event-stream",
+      description: "Each message has `id` = seq, `event` = type and `data` = the event as JSON.",
+    },
+  },
+  {
+    method: "get",
+    path: "/v1/approvals",
+    id: "listApprovals",
+    summary: "The approval queue.",
+    tag: "approvals",
+    query: ApprovalListQuerySchema,
+    ok: { status: 200, schema: z.object({ approvals: z.array(ApprovalSchema) }) },
+  },
+  {
+    method: "get",
+    path: "/v1/approvals/:id",
+    id: "getApproval",
+    summary: "One approval.",
+    tag: "approvals",
+    ok: { status: 200, schema: ApprovalSchema },
+  },
+  {
+    method: "post",
+    path: "/v1/approvals/:id",
+    id: "decideApproval",
+    summary: "Approve, reject or edit a pending approval; the waiting call then proceeds.",
+    tag: "approvals",
+    body: DecisionInputSchema,
+    ok: { status: 200, schema: ApprovalSchema },
+  },
+  {
+    method: "get",
+    path: "/v1/pools",
+    id: "listPools",
+    summary:
+      "The warm pools: started containers waiting for default-policy workers, empty or holding a repository's clone.",
+    tag: "pools",
+    ok: { status: 200, schema: z.object({ pools: z.array(PoolStatusSchema) }) },
+  },
   {
     method: "post",
     path: "/v1/pools",
     id: "setRepoPool",
-    summary: "Keep `size` clones of `repo` ready in started containers (0 ends its pool), until the control plane stops; WORKCELL_POOL_REPOS sets pools at every start. A default-policy spawn of that repository then claims one.",
+    summary:
+      "Keep `size` clones of `repo` ready in started containers (0 ends its pool), until the control plane stops; WORKCELL_POOL_REPOS sets pools at every start. A default-policy spawn of that repository then claims one.",
     tag: "pools",
     body: PoolInputSchema,
     ok: { status: 200, schema: PoolStatusSchema },
   },
-  { method: "get", path: "/v1/tasks", id: "listTasks", summary: "Pipeline tasks.", tag: "tasks", ok: { status: 200, schema: z.object({ tasks: z.array(TaskSchema) }) } },
-  { method: "get", path: "/v1/tasks/:id", id: "getTask", summary: "One pipeline task with its transitions.", tag: "tasks", ok: { status: 200, schema: TaskSchema } },
+  {
+    method: "get",
+    path: "/v1/tasks",
+    id: "listTasks",
+    summary: "Pipeline tasks.",
+    tag: "tasks",
+    ok: { status: 200, schema: z.object({ tasks: z.array(TaskSchema) }) },
+  },
+  {
+    method: "get",
+    path: "/v1/tasks/:id",
+    id: "getTask",
+    summary: "One pipeline task with its transitions.",
+    tag: "tasks",
+    ok: { status: 200, schema: TaskSchema },
+  },
   ...(["post", "get", "delete"] as const).flatMap((method) => [
-    { method, path: "/v1/workers/:id/mcp", id: `workerMcp${capitalize(method)}`, summary: `The worker's MCP server. ${MCP_NOTE}`, tag: "mcp", ok: { status: 200, description: "MCP JSON-RPC or an event stream." } },
-    { method, path: "/v1/mcp", id: `orchestratorMcp${capitalize(method)}`, summary: `The orchestrator's MCP server (spawn workers, run pipeline tasks). ${MCP_NOTE}`, tag: "mcp", ok: { status: 200, description: "MCP JSON-RPC or an event stream." } },
+    {
+      method,
+      path: "/v1/workers/:id/mcp",
+      id: `workerMcp${capitalize(method)}`,
+      summary: `The worker's MCP server. ${MCP_NOTE}`,
+      tag: "mcp",
+      ok: { status: 200, description: "MCP JSON-RPC or an event stream." },
+    },
+    {
+      method,
+      path: "/v1/mcp",
+      id: `orchestratorMcp${capitalize(method)}`,
+      summary: `The orchestrator's MCP server (spawn workers, run pipeline tasks). ${MCP_NOTE}`,
+      tag: "mcp",
+      ok: { status: 200, description: "MCP JSON-RPC or an event stream." },
+    },
   ]),
 ];
 
@@ -117,7 +368,11 @@ export function toOpenApiPath(path: string): string {
 }
 
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    target: "draft-2020-12",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return rest;
 }
 
@@ -154,11 +409,19 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
   for (const operation of OPERATIONS) {
     const { ok } = operation;
     const contentType = ok.contentType ?? "application/json";
-    const okContent = ok.schema !== undefined ? { [contentType]: { schema: jsonSchema(ok.schema, "output") } } : contentType === "application/json" ? undefined : { [contentType]: {} };
+    const okContent =
+      ok.schema !== undefined
+        ? { [contentType]: { schema: jsonSchema(ok.schema, "output") } }
+        : contentType === "application/json"
+          ? undefined
+          : { [contentType]: {} };
     const errors = Object.fromEntries(
       Object.entries(ERROR_RESPONSES)
         .filter(([status]) => !operation.public || status === "503")
-        .map(([status, description]) => [status, { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
+        .map(([status, description]) => [
+          status,
+          { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ]),
     );
     const parameterList = parameters(operation);
     (paths[toOpenApiPath(operation.path)] ??= {})[operation.method] = {
@@ -167,8 +430,21 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
       tags: [operation.tag],
       ...(operation.public ? { security: [] } : {}),
       ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
-      ...(operation.body !== undefined ? { requestBody: { required: !operation.bodyOptional, content: { "application/json": { schema: jsonSchema(operation.body, "input") } } } } : {}),
-      responses: { [String(ok.status)]: { description: ok.description ?? "Success.", ...(okContent ? { content: okContent } : {}) }, ...errors },
+      ...(operation.body !== undefined
+        ? {
+            requestBody: {
+              required: !operation.bodyOptional,
+              content: { "application/json": { schema: jsonSchema(operation.body, "input") } },
+            },
+          }
+        : {}),
+      responses: {
+        [String(ok.status)]: {
+          description: ok.description ?? "Success.",
+          ...(okContent ? { content: okContent } : {}),
+        },
+        ...errors,
+      },
     };
   }
   return {
@@ -176,14 +452,21 @@ export function buildOpenApiDocument(options: { version: string; serverUrl: stri
     info: {
       title: "workcell control plane",
       version: options.version,
-      description: "Sandboxed workers for coding agents: one locked-down container per worker, each with its own worktree, driven over MCP. Every /v1 route needs `Authorization: Bearer <token>`.",
+      description:
+        "Sandboxed workers for coding agents: one locked-down container per worker, each with its own worktree, driven over MCP. Every /v1 route needs `Authorization: Bearer <token>`.",
     },
     servers: [{ url: options.serverUrl }],
     security: [{ bearer: [] }],
     tags: ["meta", "workers", "pools", "permissions", "events", "approvals", "tasks", "mcp"].map((name) => ({ name })),
     paths,
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "The token the control plane printed at start (also in its data dir)." } },
+      securitySchemes: {
+        bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "The token the control plane printed at start (also in its data dir).",
+        },
+      },
       schemas: { Error: jsonSchema(ErrorBodySchema, "output") },
     },
   };

@@ -12,8 +12,16 @@ import { encodeFrame, FrameDecoder, SHELL_PROTOCOL } from "../contract/shell-fra
 /** The query of `GET /v1/workers/:id/shell`: the client's terminal. */
 export const ShellQuerySchema = z
   .object({
-    columns: z.string().regex(/^\d{1,4}$/).optional().describe("The terminal's width in columns, 1 to 1000 (default 80)"),
-    rows: z.string().regex(/^\d{1,4}$/).optional().describe("The terminal's height in rows, 1 to 1000 (default 24)"),
+    columns: z
+      .string()
+      .regex(/^\d{1,4}$/)
+      .optional()
+      .describe("The terminal's width in columns, 1 to 1000 (default 80)"),
+    rows: z
+      .string()
+      .regex(/^\d{1,4}$/)
+      .optional()
+      .describe("The terminal's height in rows, 1 to 1000 (default 24)"),
     term: z.string().optional().describe("The terminal type, e.g. xterm-256color (the default)"),
   })
   .strict();
@@ -38,16 +46,28 @@ export class ShellUpgrades {
   route(sessions: Pick<WorkerSessions, "openShell">) {
     return async (c: Context) => {
       if (c.req.header(UPGRADE_HEADER) !== this.secret) {
-        throw new AppError("invalid_input", `GET /v1/workers/:id/shell opens an interactive shell: send it with 'Connection: Upgrade' and 'Upgrade: ${SHELL_PROTOCOL}' (the CLI's 'workcell shell <id>' from a terminal does), or run commands with POST /v1/workers/:id/exec.`);
+        throw new AppError(
+          "invalid_input",
+          `GET /v1/workers/:id/shell opens an interactive shell: send it with 'Connection: Upgrade' and 'Upgrade: ${SHELL_PROTOCOL}' (the CLI's 'workcell shell <id>' from a terminal does), or run commands with POST /v1/workers/:id/exec.`,
+        );
       }
       const query = ShellQuerySchema.safeParse(c.req.query());
       const parsed = ShellTerminalSchema.safeParse(
-        query.success ? { columns: Number(query.data.columns ?? 80), rows: Number(query.data.rows ?? 24), ...(query.data.term === undefined ? {} : { term: query.data.term }) } : undefined,
+        query.success
+          ? {
+              columns: Number(query.data.columns ?? 80),
+              rows: Number(query.data.rows ?? 24),
+              ...(query.data.term === undefined ? {} : { term: query.data.term }),
+            }
+          : undefined,
       );
       if (!query.success || !parsed.success) {
         const issues = query.success ? (parsed.error?.issues ?? []) : query.error.issues;
         const problems = issues.map((issue) => `${issue.path.join(".") || "query"}: ${issue.message}`).join("; ");
-        throw new AppError("invalid_input", `Invalid terminal for the shell: ${problems}. Send columns and rows as whole numbers from 1 to 1000, and term like xterm-256color.`);
+        throw new AppError(
+          "invalid_input",
+          `Invalid terminal for the shell: ${problems}. Send columns and rows as whole numbers from 1 to 1000, and term like xterm-256color.`,
+        );
       }
       const shell = await sessions.openShell(c.req.param("id") ?? "", parsed.data);
       const key = randomUUID();
@@ -57,7 +77,12 @@ export class ShellUpgrades {
   }
 
   /** Handles an HTTP server's upgrade requests through `fetch` (the app). */
-  async handle(request: IncomingMessage, socket: Duplex, head: Buffer, fetch: (request: Request) => Response | Promise<Response>): Promise<void> {
+  async handle(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    fetch: (request: Request) => Response | Promise<Response>,
+  ): Promise<void> {
     socket.on("error", () => undefined);
     const headers = new Headers();
     for (const [name, value] of Object.entries(request.headers)) {
@@ -65,13 +90,22 @@ export class ShellUpgrades {
       headers.set(name, Array.isArray(value) ? value.join(", ") : value);
     }
     if ((request.headers.upgrade ?? "").toLowerCase() === SHELL_PROTOCOL) headers.set(UPGRADE_HEADER, this.secret);
-    const response = await fetch(new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/"}`, { method: request.method ?? "GET", headers }));
+    const response = await fetch(
+      new Request(`http://${request.headers.host ?? "localhost"}${request.url ?? "/"}`, {
+        method: request.method ?? "GET",
+        headers,
+      }),
+    );
     const key = response.headers.get(SHELL_KEY_HEADER);
     const shell = key === null ? undefined : this.opened.get(key);
     if (key !== null) this.opened.delete(key);
     if (shell === undefined || response.status !== 200) {
       const body = Buffer.from(await response.arrayBuffer());
-      const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}`, `Content-Length: ${body.length}`, "Connection: close"];
+      const lines = [
+        `HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ""}`,
+        `Content-Length: ${body.length}`,
+        "Connection: close",
+      ];
       for (const name of ["content-type", "www-authenticate"]) {
         const value = response.headers.get(name);
         if (value !== null) lines.push(`${name}: ${value}`);
@@ -102,7 +136,10 @@ export class ShellUpgrades {
       try {
         for (const frame of decoder.push(chunk)) {
           if (frame.kind === "data") shell.write(frame.data);
-          else if (frame.kind === "resize") void shell.resize(Math.min(Math.max(frame.columns, 1), 1000), Math.min(Math.max(frame.rows, 1), 1000)).catch(() => undefined);
+          else if (frame.kind === "resize")
+            void shell
+              .resize(Math.min(Math.max(frame.columns, 1), 1000), Math.min(Math.max(frame.rows, 1), 1000))
+              .catch(() => undefined);
         }
       } catch {
         socket.destroy();

@@ -10,7 +10,10 @@ export type TokenSource = "env" | "file" | "generated";
  * The bearer token: `WORKCELL_TOKEN` if set, else `<dataDir>/token`, created on first start
  * with 256 random bits and mode 0600.
  */
-export async function loadOrCreateToken(dataDir: string, fromEnv: string | undefined): Promise<{ token: string; source: TokenSource; file: string }> {
+export async function loadOrCreateToken(
+  dataDir: string,
+  fromEnv: string | undefined,
+): Promise<{ token: string; source: TokenSource; file: string }> {
   const file = path.join(dataDir, "token");
   if (fromEnv !== undefined) return { token: fromEnv, source: "env", file };
   try {

@@ -66,7 +66,8 @@ async function controlMode(name: string, args: readonly string[], input: string)
     case "kill-marked": {
       // After an interactive shell: ends whatever it left running (see call-marker.ts).
       const marker = args[0];
-      if (marker === undefined || !/^[0-9a-f]{24}$/.test(marker)) return { error: "usage: kill-marked <24 hex digits>" };
+      if (marker === undefined || !/^[0-9a-f]{24}$/.test(marker))
+        return { error: "usage: kill-marked <24 hex digits>" };
       return { killed: killMarkedProcesses(marker) };
     }
     default:
@@ -100,7 +101,12 @@ async function main(mode: string, rest: readonly string[]): Promise<void> {
       const tool = rest[0] ?? "";
       const { registry } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
       const args = JSON.parse((await readStdin()) || "{}") as unknown;
-      return answer(await registry.call(tool, args, { signal: new AbortController().signal, sendNotification: async () => undefined }));
+      return answer(
+        await registry.call(tool, args, {
+          signal: new AbortController().signal,
+          sendNotification: async () => undefined,
+        }),
+      );
     }
     case "shell-rc":
       // The interactive shell's startup file (bash reads it from a process substitution).
@@ -110,7 +116,9 @@ async function main(mode: string, rest: readonly string[]): Promise<void> {
       // Beside an interactive shell, as its user: checks each line it is handed.
       return serveShellChecks(process.stdin, process.stdout, new AccessControl(root));
     default:
-      answer({ error: `unknown mode "${mode}"; expected mcp, run, diff, kill-marked, serve, forward, call, shell-rc or shell-check` });
+      answer({
+        error: `unknown mode "${mode}"; expected mcp, run, diff, kill-marked, serve, forward, call, shell-rc or shell-check`,
+      });
       process.exitCode = 2;
   }
 }

@@ -49,9 +49,15 @@ export class ToolRegistry {
     const handleOrAnswerError = answerErrorsAsToolResults(definition.handler);
     const schema = strictArguments(definition.name, definition.inputSchema);
     // Every call runs with itself as the current call, so checks deep inside can ask a reviewer for it.
-    const run = (args: never, context: ToolCallContext) => currentCall().run({ tool: definition.name, context }, () => this.runGated(definition.name, schema, args, context, handleOrAnswerError));
+    const run = (args: never, context: ToolCallContext) =>
+      currentCall().run({ tool: definition.name, context }, () =>
+        this.runGated(definition.name, schema, args, context, handleOrAnswerError),
+      );
     const handler = async (args: never, context: ToolCallContext) => this.decorate(await run(args, context));
-    this.tools.set(definition.name, { schema: schema as unknown as z.ZodObject<z.ZodRawShape>, handler: run as RegisteredTool["handler"] });
+    this.tools.set(definition.name, {
+      schema: schema as unknown as z.ZodObject<z.ZodRawShape>,
+      handler: run as RegisteredTool["handler"],
+    });
     this.server.registerTool(
       definition.name,
       {
@@ -76,11 +82,16 @@ export class ToolRegistry {
     try {
       outcome = await this.gate(name, args as Record<string, unknown>);
     } catch (error) {
-      return errorResult(`The approval for ${name} could not be obtained: ${error instanceof Error ? error.message : String(error)}`);
+      return errorResult(
+        `The approval for ${name} could not be obtained: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (!outcome.run) return outcome.result;
     const parsed = schema.safeParse(outcome.args);
-    if (!parsed.success) return errorResult(`The reviewer's edited input for ${name} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ")}`);
+    if (!parsed.success)
+      return errorResult(
+        `The reviewer's edited input for ${name} is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ")}`,
+      );
     return handler(parsed.data as never, context);
   }
 
@@ -95,7 +106,9 @@ export class ToolRegistry {
     if (tool === undefined) return errorResult(`Unknown tool "${name}". Available: ${this.names().join(", ")}.`);
     const parsed = tool.schema.safeParse(args ?? {});
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`).join("; ");
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join(".") || "arguments"}: ${issue.message}`)
+        .join("; ");
       return errorResult(`Invalid arguments for ${name}: ${problems}`);
     }
     return tool.handler(parsed.data as never, context);

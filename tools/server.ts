@@ -36,7 +36,9 @@ function withAudit(result: CallToolResult, entries: AuditEntry[]): CallToolResul
 }
 
 /** Builds the in-container MCP server with every tool family registered on `root`. */
-export function createToolServer(options: { root?: string; gate?: GateState; version?: string; policy?: PolicySource } = {}): { server: McpServer; registry: ToolRegistry } {
+export function createToolServer(
+  options: { root?: string; gate?: GateState; version?: string; policy?: PolicySource } = {},
+): { server: McpServer; registry: ToolRegistry } {
   const root = options.root ?? CONTAINER_WORKSPACE;
   const server = new McpServer(
     { name: "workcell-tools", version: options.version ?? "0.1.0" },

@@ -40,7 +40,8 @@ export class ToolInputError extends Error {
 
 /** Turns anything a tool threw into the message the agent sees. */
 export function describeToolError(error: unknown): string {
-  if (error instanceof PathRefusedError || error instanceof ToolInputError || error instanceof PermissionDeniedError) return error.message;
+  if (error instanceof PathRefusedError || error instanceof ToolInputError || error instanceof PermissionDeniedError)
+    return error.message;
   if (typeof error === "object" && error !== null && "code" in error) {
     const { code, path: target } = error as { code?: string; path?: string };
     const where = target === undefined ? "" : ` (${target})`;
@@ -70,7 +71,9 @@ export function describeToolError(error: unknown): string {
  */
 function errorResultFor(error: unknown): CallToolResult {
   const result = errorResult(describeToolError(error));
-  return error instanceof PermissionDeniedError ? { ...result, _meta: permissionDeniedMeta(error.kind, error.target) } : result;
+  return error instanceof PermissionDeniedError
+    ? { ...result, _meta: permissionDeniedMeta(error.kind, error.target) }
+    : result;
 }
 
 /**

@@ -64,7 +64,15 @@ export class AdmissionQueue {
    * against a sandbox hoarding slots, and holding the operator's commands to it would let
    * one long exec block the next one on the same worker for good.
    */
-  acquire(workerId: string, options: { signal?: AbortSignal; onPosition?: (position: number) => void; leaseMs?: number; uncapped?: boolean } = {}): Promise<Release> {
+  acquire(
+    workerId: string,
+    options: {
+      signal?: AbortSignal;
+      onPosition?: (position: number) => void;
+      leaseMs?: number;
+      uncapped?: boolean;
+    } = {},
+  ): Promise<Release> {
     return new Promise<Release>((resolve, reject) => {
       const waiter: Waiter = {
         workerId,
@@ -78,7 +86,10 @@ export class AdmissionQueue {
       const queue = this.queues.get(workerId) ?? [];
       if (queue.length >= MAX_WAITING_PER_WORKER) {
         return reject(
-          new AppError("conflict", `Worker ${workerId} already has ${queue.length} heavy commands waiting for a slot (the most allowed is ${MAX_WAITING_PER_WORKER}). Wait for them to finish before starting more.`),
+          new AppError(
+            "conflict",
+            `Worker ${workerId} already has ${queue.length} heavy commands waiting for a slot (the most allowed is ${MAX_WAITING_PER_WORKER}). Wait for them to finish before starting more.`,
+          ),
         );
       }
       queue.push(waiter);
@@ -124,7 +135,9 @@ export class AdmissionQueue {
     // The waiting worker served least so far goes next (ties: the one served longest ago);
     // the one served goes to the back of the order. Workers at their cap wait their turn.
     for (;;) {
-      const eligible = this.order.filter((id) => this.heldBy(id) < this.perWorker || this.queues.get(id)?.[0]?.uncapped === true);
+      const eligible = this.order.filter(
+        (id) => this.heldBy(id) < this.perWorker || this.queues.get(id)?.[0]?.uncapped === true,
+      );
       if (this.running >= this.limit || eligible.length === 0) break;
       const least = Math.min(...eligible.map((id) => this.served.get(id) ?? 0));
       const next = eligible

@@ -38,15 +38,32 @@ export class AgentRunner {
   /** Starts the worker's agent on a prompt; a worker runs one prompt at a time. */
   async dispatch(worker: Worker, containerId: string, prompt: string, stage: string): Promise<void> {
     if (worker.agent === undefined) {
-      throw new AppError("conflict", `Worker ${worker.id} has no agent to give the prompt to. Spawn it with agent: {command: [...]}.`);
+      throw new AppError(
+        "conflict",
+        `Worker ${worker.id} has no agent to give the prompt to. Spawn it with agent: {command: [...]}.`,
+      );
     }
     if (this.runs.get(worker.id)?.busy) {
-      throw new AppError("conflict", `The agent of worker ${worker.id} is still working on the previous prompt. Wait until check_worker_status says it is not busy.`);
+      throw new AppError(
+        "conflict",
+        `The agent of worker ${worker.id} is still working on the previous prompt. Wait until check_worker_status says it is not busy.`,
+      );
     }
-    const env = [...(worker.model === undefined ? [] : [`WORKCELL_MODEL=${worker.model}`]), ...Object.entries(worker.agent.env ?? {}).map(([name, value]) => `${name}=${value}`), `WORKCELL_STAGE=${stage}`];
+    const env = [
+      ...(worker.model === undefined ? [] : [`WORKCELL_MODEL=${worker.model}`]),
+      ...Object.entries(worker.agent.env ?? {}).map(([name, value]) => `${name}=${value}`),
+      `WORKCELL_STAGE=${stage}`,
+    ];
     const session = await this.driver.attach(containerId, worker.agent.command, { env });
     let resolveDone!: () => void;
-    const run: AgentRun = { busy: true, lines: [], exitCode: null, startedAt: Date.now(), session, done: new Promise((resolve) => (resolveDone = resolve)) };
+    const run: AgentRun = {
+      busy: true,
+      lines: [],
+      exitCode: null,
+      startedAt: Date.now(),
+      session,
+      done: new Promise((resolve) => (resolveDone = resolve)),
+    };
     this.runs.set(worker.id, run);
     let partial = "";
     const collect = (chunk: Buffer) => {
@@ -65,7 +82,12 @@ export class AgentRunner {
       run.busy = false;
       run.exitCode = exitCode;
       run.finishedAt = Date.now();
-      await this.event(worker.id, "agent_finished", { stage, exitCode, durationMs: run.finishedAt - run.startedAt, result: run.lines.slice(-LAST_MESSAGE_LINES).join("\n") }).catch(() => undefined);
+      await this.event(worker.id, "agent_finished", {
+        stage,
+        exitCode,
+        durationMs: run.finishedAt - run.startedAt,
+        result: run.lines.slice(-LAST_MESSAGE_LINES).join("\n"),
+      }).catch(() => undefined);
       resolveDone();
     });
   }
@@ -80,7 +102,10 @@ export class AgentRunner {
   async waitIdle(workerId: string, timeoutMs: number): Promise<boolean> {
     const run = this.runs.get(workerId);
     if (run === undefined || !run.busy) return true;
-    return Promise.race([run.done.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref())]);
+    return Promise.race([
+      run.done.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
+    ]);
   }
 
   /** Stops a worker's agent (the worker is going down). */

@@ -25,7 +25,11 @@ interface Waiter {
   timer: NodeJS.Timeout;
 }
 
-const STATUS_OF: Record<DecisionInput["decision"], Approval["status"]> = { approve: "approved", reject: "rejected", edit: "edited" };
+const STATUS_OF: Record<DecisionInput["decision"], Approval["status"]> = {
+  approve: "approved",
+  reject: "rejected",
+  edit: "edited",
+};
 
 /**
  * The operator's queue: gated calls wait here until a human decides (or the timeout does).
@@ -66,7 +70,8 @@ export class ApprovalQueue {
   /** Marks approvals left pending by a previous run as abandoned (their calls died with their sessions). */
   async abandonLeftovers(): Promise<void> {
     for (const approval of await this.store.listApprovals()) {
-      if (approval.status === "pending") await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: isoNow(this.clock) });
+      if (approval.status === "pending")
+        await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: isoNow(this.clock) });
     }
     await this.prune();
   }
@@ -80,9 +85,13 @@ export class ApprovalQueue {
     assertInputBounded(input.input);
     const open = this.open.get(input.workerId) ?? 0;
     if (open >= this.maxPendingPerWorker) {
-      throw new AppError("conflict", `Worker ${input.workerId} already has ${open} approvals waiting (the most allowed is ${this.maxPendingPerWorker}); this request was refused. Decide or cancel the pending ones first.`, {
-        details: { pending: open, maxPending: this.maxPendingPerWorker },
-      });
+      throw new AppError(
+        "conflict",
+        `Worker ${input.workerId} already has ${open} approvals waiting (the most allowed is ${this.maxPendingPerWorker}); this request was refused. Decide or cancel the pending ones first.`,
+        {
+          details: { pending: open, maxPending: this.maxPendingPerWorker },
+        },
+      );
     }
     this.open.set(input.workerId, open + 1);
     try {
@@ -94,7 +103,11 @@ export class ApprovalQueue {
     }
   }
 
-  private async record(input: ApprovalRequestInput, settings: ApprovalSettings, signal: AbortSignal): Promise<ApprovalAnswer> {
+  private async record(
+    input: ApprovalRequestInput,
+    settings: ApprovalSettings,
+    signal: AbortSignal,
+  ): Promise<ApprovalAnswer> {
     const now = this.clock.now();
     const approval: Approval = {
       id: `ap_${randomBytes(6).toString("hex")}`,
@@ -108,7 +121,13 @@ export class ApprovalQueue {
     let waiter: Waiter | undefined;
     const answer = new Promise<ApprovalAnswer>((resolve) => {
       const timer = setTimeout(() => {
-        void this.settle(approval.id, settings.onTimeout === "approve" ? { decision: "approve", reason: "approved on timeout" } : { decision: "reject", reason: `no decision within ${settings.timeoutMs} ms` }, "timed_out");
+        void this.settle(
+          approval.id,
+          settings.onTimeout === "approve"
+            ? { decision: "approve", reason: "approved on timeout" }
+            : { decision: "reject", reason: `no decision within ${settings.timeoutMs} ms` },
+          "timed_out",
+        );
       }, settings.timeoutMs);
       timer.unref();
       waiter = { resolve, timer };
@@ -116,7 +135,13 @@ export class ApprovalQueue {
     });
     try {
       await this.store.putApproval(approval);
-      await this.hooks.event(input.workerId, "approval_requested", { approvalId: approval.id, tool: input.tool, args: input.input, description: input.description, sessionId: input.sessionId });
+      await this.hooks.event(input.workerId, "approval_requested", {
+        approvalId: approval.id,
+        tool: input.tool,
+        args: input.input,
+        description: input.description,
+        sessionId: input.sessionId,
+      });
     } catch (error) {
       if (waiter !== undefined) clearTimeout(waiter.timer);
       this.waiters.delete(approval.id);
@@ -136,11 +161,16 @@ export class ApprovalQueue {
   async decide(id: string, decision: DecisionInput): Promise<Approval> {
     const approval = await this.get(id);
     if (approval.status !== "pending") {
-      throw new AppError("conflict", `Approval ${id} is already ${approval.status}; it cannot be decided again.`, { details: { status: approval.status } });
+      throw new AppError("conflict", `Approval ${id} is already ${approval.status}; it cannot be decided again.`, {
+        details: { status: approval.status },
+      });
     }
     if (!this.waiters.has(id)) {
       await this.store.putApproval({ ...approval, status: "abandoned", decidedAt: isoNow(this.clock) });
-      throw new AppError("conflict", `Approval ${id} belongs to a call that no longer exists (its session ended); it was marked abandoned.`);
+      throw new AppError(
+        "conflict",
+        `Approval ${id} belongs to a call that no longer exists (its session ended); it was marked abandoned.`,
+      );
     }
     const settled = await this.settle(id, decision, STATUS_OF[decision.decision]);
     if (decision.decision !== "reject" && decision.scope === "worker" && approval.permission !== undefined) {
@@ -151,17 +181,35 @@ export class ApprovalQueue {
 
   async get(id: string): Promise<Approval> {
     const approval = await this.store.getApproval(id);
-    if (approval === undefined) throw new AppError("not_found", `No approval with id "${id.slice(0, 64)}". List the pending approvals to see their ids.`, { details: { action: "list_approvals" } });
+    if (approval === undefined)
+      throw new AppError(
+        "not_found",
+        `No approval with id "${id.slice(0, 64)}". List the pending approvals to see their ids.`,
+        { details: { action: "list_approvals" } },
+      );
     return approval;
   }
 
   async list(filter: { status?: string; workerId?: string }): Promise<Approval[]> {
     return (await this.store.listApprovals())
-      .filter((approval) => (filter.status === undefined || approval.status === filter.status) && (filter.workerId === undefined || approval.workerId === filter.workerId))
+      .filter(
+        (approval) =>
+          (filter.status === undefined || approval.status === filter.status) &&
+          (filter.workerId === undefined || approval.workerId === filter.workerId),
+      )
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  private async settle(id: string, decision: { decision: DecisionInput["decision"]; input?: Record<string, unknown>; reason?: string; scope?: "once" | "worker" }, status: Approval["status"]): Promise<Approval | undefined> {
+  private async settle(
+    id: string,
+    decision: {
+      decision: DecisionInput["decision"];
+      input?: Record<string, unknown>;
+      reason?: string;
+      scope?: "once" | "worker";
+    },
+    status: Approval["status"],
+  ): Promise<Approval | undefined> {
     const waiter = this.waiters.get(id);
     if (waiter === undefined) return undefined;
     this.waiters.delete(id);

@@ -14,8 +14,16 @@ export const DEFAULT_RETENTION: RetentionLimits = Object.freeze({ maxDecided: 50
  * than `maxAgeMs` before `nowMs`, and the oldest beyond the newest `maxDecided`. Pending
  * approvals are never chosen (their calls are still waiting). Pure.
  */
-export function selectPrunable(approvals: readonly Approval[], nowMs: number, limits: RetentionLimits = DEFAULT_RETENTION): string[] {
+export function selectPrunable(
+  approvals: readonly Approval[],
+  nowMs: number,
+  limits: RetentionLimits = DEFAULT_RETENTION,
+): string[] {
   const decidedAt = (approval: Approval) => Date.parse(approval.decidedAt ?? approval.createdAt) || 0;
-  const decided = approvals.filter((approval) => approval.status !== "pending").sort((a, b) => decidedAt(b) - decidedAt(a));
-  return decided.filter((approval, index) => index >= limits.maxDecided || nowMs - decidedAt(approval) > limits.maxAgeMs).map((approval) => approval.id);
+  const decided = approvals
+    .filter((approval) => approval.status !== "pending")
+    .sort((a, b) => decidedAt(b) - decidedAt(a));
+  return decided
+    .filter((approval, index) => index >= limits.maxDecided || nowMs - decidedAt(approval) > limits.maxAgeMs)
+    .map((approval) => approval.id);
 }

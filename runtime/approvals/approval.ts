@@ -4,9 +4,24 @@ import type { ApprovalAnswer as SentAnswer } from "../../contract/approval.js";
 /** The approval settings of a worker (part of what it is created with). */
 export const ApprovalSettingsInputSchema = z
   .object({
-    tools: z.array(z.string().regex(/^[a-z][a-z0-9_]*$/, "must be a tool name such as shell or git_commit")).max(100).optional().describe("Tools that always need approval"),
-    dangerousGit: z.boolean().optional().describe("Hard reset, clean -f, deleting branches, discarding changes, rebase, stash drop and push need approval (default true)"),
-    timeoutMs: z.number().int().min(1_000).max(7 * 24 * 60 * 60_000).optional().describe("How long a decision may take (default 10 minutes)"),
+    tools: z
+      .array(z.string().regex(/^[a-z][a-z0-9_]*$/, "must be a tool name such as shell or git_commit"))
+      .max(100)
+      .optional()
+      .describe("Tools that always need approval"),
+    dangerousGit: z
+      .boolean()
+      .optional()
+      .describe(
+        "Hard reset, clean -f, deleting branches, discarding changes, rebase, stash drop and push need approval (default true)",
+      ),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 24 * 60 * 60_000)
+      .optional()
+      .describe("How long a decision may take (default 10 minutes)"),
     onTimeout: z.enum(["reject", "approve"]).optional().describe("What a timeout decides (default reject)"),
   })
   .strict();
@@ -53,10 +68,16 @@ export const DecisionInputSchema = z
     decision: z.enum(["approve", "reject", "edit"]),
     input: z.record(z.string(), z.unknown()).optional().describe("edit: the revised tool input"),
     reason: z.string().max(2_000).optional(),
-    scope: z.enum(["once", "worker"]).optional().describe("Permission prompts: allow this once, or for the rest of the worker's life"),
+    scope: z
+      .enum(["once", "worker"])
+      .optional()
+      .describe("Permission prompts: allow this once, or for the rest of the worker's life"),
   })
   .strict()
-  .refine((value) => value.decision !== "edit" || value.input !== undefined, { message: "an edit needs input: the revised tool arguments", path: ["input"] });
+  .refine((value) => value.decision !== "edit" || value.input !== undefined, {
+    message: "an edit needs input: the revised tool arguments",
+    path: ["input"],
+  });
 export type DecisionInput = z.infer<typeof DecisionInputSchema>;
 
 /** What the worker's tools receive. */

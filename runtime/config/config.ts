@@ -16,11 +16,17 @@ export interface RepoPoolConfig {
 /** `PATH[=SIZE],PATH[=SIZE]…` into entries; each problem is reported with the entry it is in. */
 const PoolReposSchema = z.string().transform((value, ctx): RepoPoolConfig[] => {
   const entries: RepoPoolConfig[] = [];
-  for (const raw of value.split(",").map((entry) => entry.trim()).filter((entry) => entry !== "")) {
+  for (const raw of value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "")) {
     const match = /^(.+?)(?:=(\d+))?$/.exec(raw);
     const size = match?.[2] === undefined ? DEFAULT_REPO_POOL_SIZE : Number(match[2]);
     if (match === null || size < 1 || size > 64) {
-      ctx.addIssue({ code: "custom", message: `"${raw}" is not PATH or PATH=SIZE with SIZE from 1 to 64, e.g. /srv/app=4,/srv/lib` });
+      ctx.addIssue({
+        code: "custom",
+        message: `"${raw}" is not PATH or PATH=SIZE with SIZE from 1 to 64, e.g. /srv/app=4,/srv/lib`,
+      });
       continue;
     }
     const repo = path.resolve(match[1] as string);
@@ -40,25 +46,51 @@ export const EnvSchema = z.object({
   WORKCELL_DATA_DIR: z.string().min(1).default("./.workcell"),
   WORKCELL_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   WORKCELL_IMAGE: z.string().min(1).optional(),
-  WORKCELL_SESSION_IDLE_MS: z.coerce.number().int().positive().default(30 * 60_000),
-  WORKCELL_MAX_BODY_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
-  WORKCELL_MAX_MCP_BODY_BYTES: z.coerce.number().int().positive().default(32 * 1024 * 1024),
+  WORKCELL_SESSION_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(30 * 60_000),
+  WORKCELL_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  WORKCELL_MAX_MCP_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(32 * 1024 * 1024),
   WORKCELL_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(100).default(10_000),
   WORKCELL_POOL_SIZE: z.coerce.number().int().min(0).max(256).default(0),
   WORKCELL_POOL_REPOS: PoolReposSchema.default([]),
   WORKCELL_HEAVY_CONCURRENCY: z.coerce.number().int().min(1).max(1024).optional(),
   WORKCELL_HEAVY_PER_WORKER: z.coerce.number().int().min(1).max(64).default(1),
-  WORKCELL_HEAVY_LEASE_MS: z.coerce.number().int().min(1_000).max(24 * 60 * 60_000).default(65 * 60_000),
+  WORKCELL_HEAVY_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(24 * 60 * 60_000)
+    .default(65 * 60_000),
   WORKCELL_LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   WORKCELL_LOG_FORMAT: z.enum(["text", "json"]).default("text"),
   WORKCELL_MCP_ELICITATION: z.enum(["true", "false"], { message: "must be true or false" }).default("false"),
   WORKCELL_MCP_SAMPLING: z.enum(["true", "false"], { message: "must be true or false" }).default("false"),
   WORKCELL_DISK_QUOTA: z.enum(["auto", "watchdog"]).default("auto"),
-  WORKCELL_RUNTIME: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").optional(),
+  WORKCELL_RUNTIME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc")
+    .optional(),
 });
 
 /** Resource limits a worker gets unless `resources` says otherwise. */
-export const DEFAULT_RESOURCES: Readonly<{ cpus: number; memoryMb: number; pids: number; tmpMb: number; diskMb: number }> = Object.freeze({
+export const DEFAULT_RESOURCES: Readonly<{
+  cpus: number;
+  memoryMb: number;
+  pids: number;
+  tmpMb: number;
+  diskMb: number;
+}> = Object.freeze({
   cpus: 1,
   memoryMb: 2048,
   pids: 512,
@@ -109,11 +141,17 @@ export interface Config {
  * Parses configuration from explicit overrides, then the environment, then defaults.
  * Invalid values fail with a message naming the variable and how to fix it.
  */
-export function loadConfig(env: Readonly<Record<string, string | undefined>>, overrides: Partial<Config> = {}): Readonly<Config> {
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  overrides: Partial<Config> = {},
+): Readonly<Config> {
   const parsed = EnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
-    throw new AppError("invalid_input", `Invalid configuration: ${problems}. Fix or unset these environment variables.`);
+    throw new AppError(
+      "invalid_input",
+      `Invalid configuration: ${problems}. Fix or unset these environment variables.`,
+    );
   }
   const values = parsed.data;
   return Object.freeze({

@@ -25,15 +25,29 @@ export function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOpti
       IpcMode: "private",
       Mounts: spec.mounts.map((mount) =>
         mount.type === "tmpfs"
-          ? { Type: "tmpfs" as const, Source: "", Target: mount.target, ReadOnly: true, TmpfsOptions: { SizeBytes: 4096, Mode: 0o555 } }
-          : { Type: "bind" as const, Source: mount.source, Target: mount.target, ReadOnly: mount.readOnly, BindOptions: { Propagation: "rprivate" as const } },
+          ? {
+              Type: "tmpfs" as const,
+              Source: "",
+              Target: mount.target,
+              ReadOnly: true,
+              TmpfsOptions: { SizeBytes: 4096, Mode: 0o555 },
+            }
+          : {
+              Type: "bind" as const,
+              Source: mount.source,
+              Target: mount.target,
+              ReadOnly: mount.readOnly,
+              BindOptions: { Propagation: "rprivate" as const },
+            },
       ),
       Tmpfs: { ...spec.tmpfs },
       Memory: spec.memoryMb * 1024 * 1024,
       MemorySwap: spec.memoryMb * 1024 * 1024,
       NanoCpus: Math.round(spec.cpus * 1e9),
       PidsLimit: spec.pids > 0 ? spec.pids : -1,
-      ...(spec.maxUserProcesses === undefined ? {} : { Ulimits: [{ Name: "nproc", Soft: spec.maxUserProcesses, Hard: spec.maxUserProcesses }] }),
+      ...(spec.maxUserProcesses === undefined
+        ? {}
+        : { Ulimits: [{ Name: "nproc", Soft: spec.maxUserProcesses, Hard: spec.maxUserProcesses }] }),
       LogConfig: { Type: "json-file", Config: { "max-size": String(spec.logMaxBytes), "max-file": "1" } },
       RestartPolicy: { Name: "no" },
       ...(spec.runtime === undefined ? {} : { Runtime: spec.runtime }),

@@ -28,7 +28,9 @@ export interface ContainerSpec {
 }
 
 /** One mount of a container. */
-export type ContainerMount = { type?: "bind"; source: string; target: string; readOnly: boolean } | { type: "tmpfs"; target: string; readOnly: true };
+export type ContainerMount =
+  | { type?: "bind"; source: string; target: string; readOnly: boolean }
+  | { type: "tmpfs"; target: string; readOnly: true };
 
 /** What workcell needs to know about a container's state. */
 export interface ContainerState {
@@ -118,7 +120,13 @@ export type BuildProgress = (line: string) => void;
 export interface ContainerDriver {
   info(): Promise<EngineInfo>;
   imageExists(tag: string): Promise<boolean>;
-  buildImage(contextDir: string, files: readonly string[], dockerfile: string, tag: string, onProgress: BuildProgress): Promise<void>;
+  buildImage(
+    contextDir: string,
+    files: readonly string[],
+    dockerfile: string,
+    tag: string,
+    onProgress: BuildProgress,
+  ): Promise<void>;
   create(spec: ContainerSpec): Promise<string>;
   start(id: string): Promise<void>;
   stop(id: string, timeoutS: number): Promise<void>;

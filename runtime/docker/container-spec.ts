@@ -64,11 +64,15 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
     ...mountsFor(policy).map((mount) => ({ source: mount.source, target: mount.source, readOnly: mount.readOnly })),
     ...overlays.readOnly.map((dir) => ({ source: dir, target: dir, readOnly: true })),
     ...options.hidden.map((entry): ContainerMount =>
-      entry.directory ? { type: "tmpfs", target: entry.path, readOnly: true } : { source: "/dev/null", target: entry.path, readOnly: true },
+      entry.directory
+        ? { type: "tmpfs", target: entry.path, readOnly: true }
+        : { source: "/dev/null", target: entry.path, readOnly: true },
     ),
     { source: options.runDir, target: CONTAINER_RUN_DIR, readOnly: true },
   ];
-  const proxyEnv = proxied ? ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"].map((name) => `${name}=${PROXY_URL}`) : [];
+  const proxyEnv = proxied
+    ? ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"].map((name) => `${name}=${PROXY_URL}`)
+    : [];
   const spec: ContainerSpec = {
     name: containerName(worker.id),
     image: worker.image,
@@ -100,7 +104,9 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
     // gVisor's kernel, ending the worker; RLIMIT_NPROC, which gVisor enforces per sandbox,
     // caps the sandbox's processes instead and the fork just fails. gVisor's own host
     // threads stay few (about a hundred under a fork bomb), so no engine limit is set.
-    ...(worker.runtime === "runsc" ? { pids: 0, maxUserProcesses: worker.resources.pids } : { pids: worker.resources.pids }),
+    ...(worker.runtime === "runsc"
+      ? { pids: 0, maxUserProcesses: worker.resources.pids }
+      : { pids: worker.resources.pids }),
     logMaxBytes: LOG_MAX_BYTES,
     ...(worker.runtime === undefined ? {} : { runtime: worker.runtime }),
   };
@@ -109,7 +115,10 @@ export function buildContainerSpec(worker: Worker, options: SpecOptions): Contai
 
 /** A short hash of a spec: a container whose label differs was made from another policy. */
 export function specHash(spec: ContainerSpec): string {
-  return createHash("sha256").update(JSON.stringify({ ...spec, labels: { ...spec.labels, [LABEL_SPEC]: "" } })).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify({ ...spec, labels: { ...spec.labels, [LABEL_SPEC]: "" } }))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /** Resource limits with defaults filled in. */

@@ -40,7 +40,8 @@ export class DockerDriver implements ContainerDriver {
     this.docker = new Docker(options.engine);
     const user = options.sandboxUser ?? sandboxUser(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000);
     this.defaultUser = `${user.uid}:${user.gid}`;
-    this.openExec = (id, argv, attachOptions, withStdin) => openExecSession(this.docker, id, argv, attachOptions, { withStdin, defaultUser: this.defaultUser });
+    this.openExec = (id, argv, attachOptions, withStdin) =>
+      openExecSession(this.docker, id, argv, attachOptions, { withStdin, defaultUser: this.defaultUser });
   }
 
   async info(): Promise<EngineInfo> {
@@ -52,7 +53,13 @@ export class DockerDriver implements ContainerDriver {
     return checkImageExists(this.docker, tag);
   }
 
-  buildImage(contextDir: string, files: readonly string[], dockerfile: string, tag: string, onProgress: BuildProgress): Promise<void> {
+  buildImage(
+    contextDir: string,
+    files: readonly string[],
+    dockerfile: string,
+    tag: string,
+    onProgress: BuildProgress,
+  ): Promise<void> {
     return buildDockerImage(this.docker, contextDir, files, dockerfile, tag, onProgress);
   }
 

@@ -14,7 +14,13 @@ export interface ExecSessionSettings {
  * the exec's stream does, or when the container stops (whichever comes first), and
  * `exited` then settles with the exec's exit code (-1 when the engine does not say).
  */
-export async function openExecSession(docker: Docker, id: string, argv: readonly string[], options: AttachOptions, settings: ExecSessionSettings): Promise<ExecSession> {
+export async function openExecSession(
+  docker: Docker,
+  id: string,
+  argv: readonly string[],
+  options: AttachOptions,
+  settings: ExecSessionSettings,
+): Promise<ExecSession> {
   const { withStdin } = settings;
   const { exec, stream } = await translateEngineErrors(async () => {
     const exec = await docker.getContainer(id).exec({
@@ -42,7 +48,10 @@ export async function openExecSession(docker: Docker, id: string, argv: readonly
   docker
     .getContainer(id)
     .wait({ condition: "not-running", abortSignal: watch.signal })
-    .then(() => (stream as unknown as { destroy?: () => void }).destroy?.(), () => undefined);
+    .then(
+      () => (stream as unknown as { destroy?: () => void }).destroy?.(),
+      () => undefined,
+    );
   const exited = new Promise<number>((resolve) => {
     let done = false;
     const finish = () => {

@@ -8,7 +8,12 @@ const DEFAULT_MAX_EXEC_BUFFER_BYTES = 64 * 1024 * 1024;
 const KILLED_EXIT_CODE = 137;
 
 /** Opens an exec with its streams attached (stdin only when asked for). */
-export type OpenExec = (id: string, argv: readonly string[], options: AttachOptions, withStdin: boolean) => Promise<ExecSession>;
+export type OpenExec = (
+  id: string,
+  argv: readonly string[],
+  options: AttachOptions,
+  withStdin: boolean,
+) => Promise<ExecSession>;
 
 /**
  * Runs a program to completion under a deadline (options.timeoutMs, DEFAULT_EXEC_DEADLINE_MS
@@ -21,17 +26,28 @@ export async function runExecToEnd(openExec: OpenExec, id: string, options: Exec
   const signal = options.signal === undefined ? deadline : AbortSignal.any([options.signal, deadline]);
   const what = `'${options.argv.slice(0, 3).join(" ")}' in container ${id.slice(0, 12)}`;
   const timedOut = (cause?: unknown) =>
-    new AppError("timeout", `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`, { cause });
+    new AppError(
+      "timeout",
+      `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`,
+      { cause },
+    );
   const startedMs = Date.now();
   try {
-    const result = await raceAbort(collectExec(openExec, id, killAfterArgv(options.argv, deadlineMs), options, signal), signal);
+    const result = await raceAbort(
+      collectExec(openExec, id, killAfterArgv(options.argv, deadlineMs), options, signal),
+      signal,
+    );
     // The container's `timeout` got there first: it SIGKILLed the program.
     if (result.exitCode === KILLED_EXIT_CODE && Date.now() - startedMs >= deadlineMs) throw timedOut();
     return result;
   } catch (error) {
     if (error instanceof AppError && error.code === "timeout") throw error;
     if (options.signal?.aborted) {
-      throw new AppError("conflict", `${what} was interrupted: ${reasonOf(options.signal)}. The operation was abandoned; retry it once the worker is running again.`, { cause: error });
+      throw new AppError(
+        "conflict",
+        `${what} was interrupted: ${reasonOf(options.signal)}. The operation was abandoned; retry it once the worker is running again.`,
+        { cause: error },
+      );
     }
     if (deadline.aborted) throw timedOut(error);
     throw error;
@@ -39,10 +55,17 @@ export async function runExecToEnd(openExec: OpenExec, id: string, options: Exec
 }
 
 /** Feeds the exec its stdin and gathers its output and exit code; an abort of `signal` closes it. */
-async function collectExec(openExec: OpenExec, id: string, argv: readonly string[], options: ExecOptions, signal: AbortSignal): Promise<ExecResult> {
+async function collectExec(
+  openExec: OpenExec,
+  id: string,
+  argv: readonly string[],
+  options: ExecOptions,
+  signal: AbortSignal,
+): Promise<ExecResult> {
   const session = await openExec(id, argv, options, options.stdin !== undefined);
   const maxBytes = options.maxBufferBytes ?? DEFAULT_MAX_EXEC_BUFFER_BYTES;
-  const stdout = options.stdoutSink === undefined ? collect(session.stdout, maxBytes) : pipeInto(session.stdout, options.stdoutSink);
+  const stdout =
+    options.stdoutSink === undefined ? collect(session.stdout, maxBytes) : pipeInto(session.stdout, options.stdoutSink);
   const stderr = collect(session.stderr, maxBytes);
   const onAbort = () => session.close();
   if (signal.aborted) session.close();

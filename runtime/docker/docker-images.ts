@@ -17,8 +17,17 @@ export function checkImageExists(docker: Docker, tag: string): Promise<boolean> 
 }
 
 /** Builds an image from the listed files of a directory, passing each progress line on; fails with the engine's message. */
-export async function buildDockerImage(docker: Docker, contextDir: string, files: readonly string[], dockerfile: string, tag: string, onProgress: BuildProgress): Promise<void> {
-  const stream = await translateEngineErrors(() => docker.buildImage({ context: contextDir, src: [...files] }, { t: tag, dockerfile, rm: true, forcerm: true }));
+export async function buildDockerImage(
+  docker: Docker,
+  contextDir: string,
+  files: readonly string[],
+  dockerfile: string,
+  tag: string,
+  onProgress: BuildProgress,
+): Promise<void> {
+  const stream = await translateEngineErrors(() =>
+    docker.buildImage({ context: contextDir, src: [...files] }, { t: tag, dockerfile, rm: true, forcerm: true }),
+  );
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(
       stream,

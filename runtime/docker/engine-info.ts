@@ -16,7 +16,13 @@ interface DockerInfoAnswer {
 function readRuntimeDetails(runtimes: unknown): Record<string, { path: string; args: string[] }> {
   const entries = Object.entries((runtimes ?? {}) as Record<string, { path?: unknown; runtimeArgs?: unknown } | null>);
   return Object.fromEntries(
-    entries.map(([name, entry]) => [name, { path: typeof entry?.path === "string" ? entry.path : name, args: Array.isArray(entry?.runtimeArgs) ? entry.runtimeArgs.map(String) : [] }]),
+    entries.map(([name, entry]) => [
+      name,
+      {
+        path: typeof entry?.path === "string" ? entry.path : name,
+        args: Array.isArray(entry?.runtimeArgs) ? entry.runtimeArgs.map(String) : [],
+      },
+    ]),
   );
 }
 

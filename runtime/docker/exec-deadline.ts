@@ -10,7 +10,8 @@ export const HOST_DEADLINE_GRACE_MS = 2_000;
  * process, so the container enforces the deadline itself.
  */
 export function killAfterArgv(argv: readonly string[], deadlineMs: number): string[] {
-  if (!Number.isFinite(deadlineMs) || deadlineMs <= 0) throw new RangeError(`deadlineMs must be a positive number of milliseconds; got ${deadlineMs}.`);
+  if (!Number.isFinite(deadlineMs) || deadlineMs <= 0)
+    throw new RangeError(`deadlineMs must be a positive number of milliseconds; got ${deadlineMs}.`);
   if (argv.length === 0) throw new RangeError("argv must hold at least the program to run; got an empty list.");
   // `timeout` runs as the exec's user and stays the program's parent with the same stdio:
   // for workcell's own programs that is the container's root, out of the sandbox's reach.

@@ -42,7 +42,11 @@ export interface RuntimeChoice {
 export function catalogOf(info: EngineInfo): RuntimeCatalog {
   const details = info.runtimeDetails ?? {};
   return {
-    runtimes: info.runtimes.map((name) => ({ name, path: details[name]?.path ?? name, args: details[name]?.args ?? [] })),
+    runtimes: info.runtimes.map((name) => ({
+      name,
+      path: details[name]?.path ?? name,
+      args: details[name]?.args ?? [],
+    })),
     engineDefault: info.defaultRuntime ?? "runc",
   };
 }
@@ -104,30 +108,47 @@ export function assertConfiguredRuntime(configured: string | undefined, catalog:
  * when the engine offers it and it can carry the worker's policy, else the engine's default.
  * A named runtime must exist and fit the policy; otherwise the error says how to fix it.
  */
-export function chooseRuntime(input: { requested?: string | undefined; configured?: string | undefined; needs: RuntimeNeeds; catalog: RuntimeCatalog }): RuntimeChoice {
+export function chooseRuntime(input: {
+  requested?: string | undefined;
+  configured?: string | undefined;
+  needs: RuntimeNeeds;
+  catalog: RuntimeCatalog;
+}): RuntimeChoice {
   const { requested, configured, needs, catalog } = input;
   const named = requested ?? configured;
   if (named !== undefined) {
     const field = requested !== undefined ? "runtime" : "WORKCELL_RUNTIME";
     const found = catalog.runtimes.find((runtime) => runtime.name === named);
     if (found === undefined) {
-      throw new AppError("invalid_input", `${field}: the Docker engine has no runtime "${named}" (it has ${listNames(catalog)}). Register it with the engine (scripts/ensure-docker.sh registers gVisor's runsc), or omit it.`, {
-        details: { field },
-      });
+      throw new AppError(
+        "invalid_input",
+        `${field}: the Docker engine has no runtime "${named}" (it has ${listNames(catalog)}). Register it with the engine (scripts/ensure-docker.sh registers gVisor's runsc), or omit it.`,
+        {
+          details: { field },
+        },
+      );
     }
     const misfit = runtimeMisfit(found, needs);
     if (misfit !== undefined) {
-      throw new AppError("invalid_input", `${field}: "${named}" cannot run this worker: ${misfit}. Register ${named} with the flag (scripts/ensure-docker.sh does), or choose another runtime such as runc.`, {
-        details: { field },
-      });
+      throw new AppError(
+        "invalid_input",
+        `${field}: "${named}" cannot run this worker: ${misfit}. Register ${named} with the flag (scripts/ensure-docker.sh does), or choose another runtime such as runc.`,
+        {
+          details: { field },
+        },
+      );
     }
     return { runtime: named, source: requested !== undefined ? "requested" : "configured" };
   }
   const preferred = catalog.runtimes.find((runtime) => runtime.name === PREFERRED_RUNTIME);
-  if (preferred === undefined) return { runtime: catalog.engineDefault, source: "default", note: `the engine offers no ${PREFERRED_RUNTIME}` };
+  if (preferred === undefined)
+    return { runtime: catalog.engineDefault, source: "default", note: `the engine offers no ${PREFERRED_RUNTIME}` };
   const misfit = runtimeMisfit(preferred, needs);
   if (misfit === undefined) return { runtime: PREFERRED_RUNTIME, source: "default" };
-  const fallback = catalog.engineDefault !== preferred.name ? catalog.engineDefault : (catalog.runtimes.find((runtime) => !isGvisor(runtime))?.name ?? catalog.engineDefault);
+  const fallback =
+    catalog.engineDefault !== preferred.name
+      ? catalog.engineDefault
+      : (catalog.runtimes.find((runtime) => !isGvisor(runtime))?.name ?? catalog.engineDefault);
   return { runtime: fallback, source: "default", note: misfit };
 }
 
@@ -148,16 +169,26 @@ export function summarizeRuntimes(catalog: RuntimeCatalog, configured: string | 
     base = chooseRuntime({ configured, needs: { bridgedNetwork: false, hostSocket: false }, catalog });
   } catch (error) {
     // The engine lost the configured runtime after start: say so rather than fail.
-    return { runtime: configured ?? catalog.engineDefault, source: "configured", offered, exceptions: [`every worker is refused: ${error instanceof Error ? error.message : String(error)}`] };
+    return {
+      runtime: configured ?? catalog.engineDefault,
+      source: "configured",
+      offered,
+      exceptions: [`every worker is refused: ${error instanceof Error ? error.message : String(error)}`],
+    };
   }
   const cases: [string, RuntimeNeeds][] = [
     ["workers with net: true", { bridgedNetwork: true, hostSocket: false }],
-    ["workers behind the egress proxy (a net host list, prompts or audit mode)", { bridgedNetwork: false, hostSocket: true }],
+    [
+      "workers behind the egress proxy (a net host list, prompts or audit mode)",
+      { bridgedNetwork: false, hostSocket: true },
+    ],
   ];
   const exceptions = cases.flatMap(([who, needs]) => {
     try {
       const choice = chooseRuntime({ configured, needs, catalog });
-      return choice.runtime === base.runtime ? [] : [`${who} run under ${choice.runtime}: ${choice.note ?? "the default rule chose it"}`];
+      return choice.runtime === base.runtime
+        ? []
+        : [`${who} run under ${choice.runtime}: ${choice.note ?? "the default rule chose it"}`];
     } catch (error) {
       return [`${who} are refused: ${error instanceof Error ? error.message : String(error)}`];
     }

@@ -56,7 +56,11 @@ waitpid write writev process_vm_readv process_vm_writev ptrace
 /** The syscalls this profile refuses although the Docker 20.10 default allows them. */
 export const REFUSED_SYSCALLS = ["io_uring_setup", "io_uring_enter", "io_uring_register"] as const;
 
-const allow = (names: readonly string[], extra: Record<string, unknown> = {}) => ({ names: [...names], action: "SCMP_ACT_ALLOW", ...extra });
+const allow = (names: readonly string[], extra: Record<string, unknown> = {}) => ({
+  names: [...names],
+  action: "SCMP_ACT_ALLOW",
+  ...extra,
+});
 const arg = (index: number, value: number, op: string) => ({ index, value, valueTwo: 0, op });
 /** clone flags that create namespaces (CLONE_NEWNS|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET|NEWCGROUP): refused without CAP_SYS_ADMIN. */
 const CLONE_NAMESPACE_FLAGS = 2_114_060_288;
@@ -65,7 +69,8 @@ const ENOSYS = 38;
 
 /** The profile as the engine's API takes it in `SecurityOpt: ["seccomp=<json>"]`. */
 export function buildSeccompProfile(): Record<string, unknown> {
-  if (REFUSED_SYSCALLS.some((name) => ALLOWED.includes(name))) throw new Error("The seccomp allow-list names a syscall it must refuse.");
+  if (REFUSED_SYSCALLS.some((name) => ALLOWED.includes(name)))
+    throw new Error("The seccomp allow-list names a syscall it must refuse.");
   return {
     defaultAction: "SCMP_ACT_ERRNO",
     archMap: [
@@ -75,10 +80,14 @@ export function buildSeccompProfile(): Record<string, unknown> {
     syscalls: [
       allow(ALLOWED),
       allow(["socket"], { args: [arg(0, 40, "SCMP_CMP_NE")] }), // every family but AF_VSOCK
-      ...[0, 8, 131_072, 131_080, 4_294_967_295].map((persona) => allow(["personality"], { args: [arg(0, persona, "SCMP_CMP_EQ")] })),
+      ...[0, 8, 131_072, 131_080, 4_294_967_295].map((persona) =>
+        allow(["personality"], { args: [arg(0, persona, "SCMP_CMP_EQ")] }),
+      ),
       allow(["arch_prctl"], { includes: { arches: ["amd64", "x32"] } }),
       allow(["modify_ldt"], { includes: { arches: ["amd64", "x32", "x86"] } }),
-      allow(["arm_fadvise64_64", "arm_sync_file_range", "sync_file_range2", "breakpoint", "cacheflush", "set_tls"], { includes: { arches: ["arm", "arm64"] } }),
+      allow(["arm_fadvise64_64", "arm_sync_file_range", "sync_file_range2", "breakpoint", "cacheflush", "set_tls"], {
+        includes: { arches: ["arm", "arm64"] },
+      }),
       allow(["clone"], { args: [arg(0, CLONE_NAMESPACE_FLAGS, "SCMP_CMP_MASKED_EQ")] }),
       // glibc falls back to clone when clone3 is missing; its flags cannot be filtered, so it is "not implemented".
       { names: ["clone3"], action: "SCMP_ACT_ERRNO", errnoRet: ENOSYS },

@@ -1,7 +1,17 @@
 import { z } from "zod";
 
 /** Every error code the public API may answer with. */
-const ErrorCodeSchema = z.enum(["invalid_input", "unauthorized", "permission_denied", "not_found", "conflict", "payload_too_large", "docker_unavailable", "timeout", "internal"]);
+const ErrorCodeSchema = z.enum([
+  "invalid_input",
+  "unauthorized",
+  "permission_denied",
+  "not_found",
+  "conflict",
+  "payload_too_large",
+  "docker_unavailable",
+  "timeout",
+  "internal",
+]);
 export type ErrorCode = z.infer<typeof ErrorCodeSchema>;
 
 /** The HTTP status of each error code; the only place this mapping lives. */
@@ -52,7 +62,9 @@ export function toErrorBody(error: unknown): { status: number; body: ErrorBody }
   const appError =
     error instanceof AppError
       ? error
-      : new AppError("internal", "An unexpected error occurred in the control plane. See its log for details.", { cause: error });
+      : new AppError("internal", "An unexpected error occurred in the control plane. See its log for details.", {
+          cause: error,
+        });
   const body: ErrorBody = { error: { code: appError.code, message: appError.message } };
   if (appError.details !== undefined) body.error.details = appError.details;
   return { status: appError.status, body };

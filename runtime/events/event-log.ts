@@ -52,7 +52,9 @@ export function redactAndTruncate(value: unknown, secrets: readonly string[]): u
   if (typeof value === "string") {
     let text = value;
     for (const secret of secrets) if (secret.length >= MIN_SECRET_CHARS) text = text.split(secret).join(REDACTED);
-    return text.length > MAX_STRING_CHARS ? `${text.slice(0, MAX_STRING_CHARS)}… [${text.length - MAX_STRING_CHARS} more characters]` : text;
+    return text.length > MAX_STRING_CHARS
+      ? `${text.slice(0, MAX_STRING_CHARS)}… [${text.length - MAX_STRING_CHARS} more characters]`
+      : text;
   }
   if (Array.isArray(value)) return value.map((item) => redactAndTruncate(item, secrets));
   if (value !== null && typeof value === "object") {
@@ -88,14 +90,23 @@ export class EventLog {
 
   /** Records an event; resolves once it is on disk. */
   append(workerId: string, type: string, data: Record<string, unknown> = {}): Promise<WorkcellEvent> {
-    const event = { ...(redactAndTruncate(data, this.secrets()) as Record<string, unknown>), seq: ++this.seq, ts: new Date().toISOString(), workerId, type } as WorkcellEvent;
+    const event = {
+      ...(redactAndTruncate(data, this.secrets()) as Record<string, unknown>),
+      seq: ++this.seq,
+      ts: new Date().toISOString(),
+      workerId,
+      type,
+    } as WorkcellEvent;
     const file = this.fileOf(workerId);
     const previous = this.tails.get(workerId) ?? Promise.resolve();
     const written = previous.then(async () => {
       await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       await appendFile(file, `${JSON.stringify(event)}\n`, { mode: 0o600 });
     });
-    this.tails.set(workerId, written.catch(() => undefined));
+    this.tails.set(
+      workerId,
+      written.catch(() => undefined),
+    );
     return written.then(() => {
       for (const listener of this.listeners) listener(event);
       return event;
@@ -110,7 +121,10 @@ export class EventLog {
 
   /** Events of every worker after `after`, in sequence order (for resuming a stream). */
   async listAll(query: EventQuery = {}): Promise<WorkcellEvent[]> {
-    const ids = query.workerId !== undefined ? [query.workerId] : await readdir(path.join(this.dataDir, "workers")).catch(() => [] as string[]);
+    const ids =
+      query.workerId !== undefined
+        ? [query.workerId]
+        : await readdir(path.join(this.dataDir, "workers")).catch(() => [] as string[]);
     const all = (await Promise.all(ids.map((id) => this.list(id)))).flat().sort((a, b) => a.seq - b.seq);
     return this.filter(all, query);
   }
@@ -122,7 +136,12 @@ export class EventLog {
   }
 
   private filter(events: WorkcellEvent[], query: EventQuery): WorkcellEvent[] {
-    const selected = events.filter((event) => event.seq > (query.after ?? 0) && (query.type === undefined || event.type === query.type) && (query.workerId === undefined || event.workerId === query.workerId));
+    const selected = events.filter(
+      (event) =>
+        event.seq > (query.after ?? 0) &&
+        (query.type === undefined || event.type === query.type) &&
+        (query.workerId === undefined || event.workerId === query.workerId),
+    );
     return query.limit === undefined ? selected : selected.slice(0, query.limit);
   }
 

@@ -8,18 +8,30 @@ const HOST_GIT_TIMEOUT_MS = 120_000;
  * system or user config, no hooks, no fsmonitor, no external diff or textconv, no prompts.
  */
 const HARDENING_FLAGS = [
-  "-c", "core.hooksPath=/dev/null",
-  "-c", "core.fsmonitor=false",
-  "-c", "core.sshCommand=false",
-  "-c", "diff.external=",
-  "-c", "protocol.allow=never",
-  "-c", "protocol.file.allow=always",
-  "-c", "uploadpack.packObjectsHook=",
-  "-c", "fetch.fsckObjects=true",
-  "-c", "transfer.fsckObjects=true",
-  "-c", "core.alternateRefsCommand=",
-  "-c", "gc.auto=0",
-  "-c", "maintenance.auto=false",
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.sshCommand=false",
+  "-c",
+  "diff.external=",
+  "-c",
+  "protocol.allow=never",
+  "-c",
+  "protocol.file.allow=always",
+  "-c",
+  "uploadpack.packObjectsHook=",
+  "-c",
+  "fetch.fsckObjects=true",
+  "-c",
+  "transfer.fsckObjects=true",
+  "-c",
+  "core.alternateRefsCommand=",
+  "-c",
+  "gc.auto=0",
+  "-c",
+  "maintenance.auto=false",
 ];
 
 /** A clean environment: only what git needs, nothing inherited that could redirect it. */
@@ -49,7 +61,11 @@ export interface HostGitResult {
  * Runs git on the host, hardened, in `cwd` — which must be the user's repository or a
  * directory the agent has never been able to write.
  */
-export async function runHostGit(cwd: string, args: readonly string[], options: { input?: string } = {}): Promise<HostGitResult> {
+export async function runHostGit(
+  cwd: string,
+  args: readonly string[],
+  options: { input?: string } = {},
+): Promise<HostGitResult> {
   const result = await execa("git", [...HARDENING_FLAGS, ...args], {
     cwd,
     env: hardenedEnv(),
@@ -60,7 +76,10 @@ export async function runHostGit(cwd: string, args: readonly string[], options: 
     ...(options.input === undefined ? {} : { input: options.input }),
   });
   if (result.failed && result.exitCode === undefined) {
-    throw new AppError("internal", `git could not be run on the host: ${result.shortMessage}. Install git and make sure it is on PATH.`);
+    throw new AppError(
+      "internal",
+      `git could not be run on the host: ${result.shortMessage}. Install git and make sure it is on PATH.`,
+    );
   }
   return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) };
 }

@@ -18,20 +18,41 @@ export interface SourceRepo {
 export async function inspectSourceRepo(repo: string, baseRef: string): Promise<SourceRepo> {
   const stats = await stat(repo).catch(() => undefined);
   if (stats === undefined || !stats.isDirectory()) {
-    throw new AppError("invalid_input", `repo: expected an existing directory, but "${repo}" does not exist or is not a directory.`, { details: { field: "repo" } });
+    throw new AppError(
+      "invalid_input",
+      `repo: expected an existing directory, but "${repo}" does not exist or is not a directory.`,
+      { details: { field: "repo" } },
+    );
   }
   if (baseRef.startsWith("-")) {
-    throw new AppError("invalid_input", `baseRef: expected a branch, tag or commit, received "${baseRef}".`, { details: { field: "baseRef" } });
+    throw new AppError("invalid_input", `baseRef: expected a branch, tag or commit, received "${baseRef}".`, {
+      details: { field: "baseRef" },
+    });
   }
   // One git process answers both questions: the common directory is printed first, and only
   // a repository gets that far, so an empty answer means "not a repository".
-  const answer = await runHostGit(repo, ["rev-parse", "--path-format=absolute", "--git-common-dir", "--verify", "--end-of-options", `${baseRef}^{commit}`]);
+  const answer = await runHostGit(repo, [
+    "rev-parse",
+    "--path-format=absolute",
+    "--git-common-dir",
+    "--verify",
+    "--end-of-options",
+    `${baseRef}^{commit}`,
+  ]);
   const [commonDir = "", baseCommit = ""] = answer.stdout.split("\n").map((line) => line.trim());
   if (commonDir === "") {
-    throw new AppError("invalid_input", `repo: expected a git repository, but "${repo}" is not one. Run 'git init' there and commit, or pass the path of a repository.`, { details: { field: "repo" } });
+    throw new AppError(
+      "invalid_input",
+      `repo: expected a git repository, but "${repo}" is not one. Run 'git init' there and commit, or pass the path of a repository.`,
+      { details: { field: "repo" } },
+    );
   }
   if (answer.exitCode !== 0 || baseCommit === "") {
-    throw new AppError("invalid_input", `baseRef: "${baseRef}" does not name a commit in ${repo}. Use a branch, tag or commit that exists there (a new repository needs a first commit).`, { details: { field: "baseRef" } });
+    throw new AppError(
+      "invalid_input",
+      `baseRef: "${baseRef}" does not name a commit in ${repo}. Use a branch, tag or commit that exists there (a new repository needs a first commit).`,
+      { details: { field: "baseRef" } },
+    );
   }
   return { path: repo, objectDirs: await collectObjectDirs(path.join(commonDir, "objects")), baseCommit };
 }
@@ -57,7 +78,11 @@ export function baseRefName(workerId: string): string {
 
 /** Pins the base commit so `git gc` in the source repository cannot prune borrowed objects. */
 export async function pinBase(repo: string, workerId: string, commit: string): Promise<void> {
-  await runHostGitOrThrow(repo, ["update-ref", baseRefName(workerId), commit], `Could not create ${baseRefName(workerId)} in ${repo}`);
+  await runHostGitOrThrow(
+    repo,
+    ["update-ref", baseRefName(workerId), commit],
+    `Could not create ${baseRefName(workerId)} in ${repo}`,
+  );
 }
 
 /** Drops the pin; a missing ref is fine. */

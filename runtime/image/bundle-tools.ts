@@ -13,7 +13,10 @@ const TOOLS_IN_IMAGE = `/opt/workcell/${TOOLS_BUNDLE_NAME}`;
  * Node (Debian bookworm ships Node 18): CommonJS because the image builds a startup snapshot
  * from it, and Node builds those only from a script. Returns the bundle's absolute path.
  */
-export async function bundleTools(projectRoot: string, outDir = path.join(projectRoot, "dist", "sandbox")): Promise<string> {
+export async function bundleTools(
+  projectRoot: string,
+  outDir = path.join(projectRoot, "dist", "sandbox"),
+): Promise<string> {
   const { build } = await import("esbuild");
   await mkdir(outDir, { recursive: true });
   const outfile = path.join(outDir, TOOLS_BUNDLE_NAME);
@@ -58,7 +61,9 @@ function deferBuiltins(modules: readonly string[]): Plugin {
       });
       build.onLoad({ filter: /.*/, namespace: "deferred-builtin" }, async (args) => {
         const real = (await import(/* @vite-ignore */ `node:${args.path}`)) as Record<string, unknown>;
-        const functions = Object.keys(real).filter((key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key) && typeof real[key] === "function");
+        const functions = Object.keys(real).filter(
+          (key) => key !== "default" && /^[A-Za-z_$][\w$]*$/.test(key) && typeof real[key] === "function",
+        );
         // In a process started from the snapshot, require is the snapshot builder's, which
         // warns that these modules cannot be in a snapshot: they are not, so it stays quiet.
         const contents = [
@@ -70,7 +75,10 @@ function deferBuiltins(modules: readonly string[]): Plugin {
           `  try { loaded = require(${JSON.stringify(`node:${args.path}`)}); } finally { process.emitWarning = warn; }`,
           "  return loaded;",
           "};",
-          ...functions.map((key) => `export function ${key}(...args) { return new.target ? new (load().${key})(...args) : load().${key}(...args); }`),
+          ...functions.map(
+            (key) =>
+              `export function ${key}(...args) { return new.target ? new (load().${key})(...args) : load().${key}(...args); }`,
+          ),
         ].join("\n");
         return { contents, loader: "js" };
       });

@@ -46,11 +46,19 @@ export function parseBaseImage(dockerfile: string): string {
  * tools, computes the tag, and if the engine lacks it, ensures the base image (pulling or
  * building it from Debian's packages) and builds it, reporting progress line by line.
  */
-export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: string, onProgress: BuildProgress): Promise<string> {
+export async function ensureSandboxImage(
+  driver: ContainerDriver,
+  projectRoot: string,
+  onProgress: BuildProgress,
+): Promise<string> {
   const bundlePath = await bundleTools(projectRoot);
   const dockerfilePath = path.join(projectRoot, DOCKERFILE);
   const helperPath = path.join(projectRoot, "sandbox-images", SANDBOX_USER_SOURCE);
-  const [dockerfile, bundle, helper] = await Promise.all([readFile(dockerfilePath), readFile(bundlePath), readFile(helperPath, "utf8")]);
+  const [dockerfile, bundle, helper] = await Promise.all([
+    readFile(dockerfilePath),
+    readFile(bundlePath),
+    readFile(helperPath, "utf8"),
+  ]);
   const pyright = await pyrightPackage(projectRoot);
   const tag = computeImageTag(dockerfile, bundle, `pyright@${pyright.version}`, helper);
   if (await driver.imageExists(tag)) return tag;
@@ -64,7 +72,11 @@ export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: s
       for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) onProgress(line);
     });
     const result = await run;
-    if (result.exitCode !== 0) throw new AppError("internal", `Could not get the base image ${base}; see the lines above. Fix the cause and start again.`);
+    if (result.exitCode !== 0)
+      throw new AppError(
+        "internal",
+        `Could not get the base image ${base}; see the lines above. Fix the cause and start again.`,
+      );
   }
 
   onProgress(`Building the sandbox image ${tag} (first time only; takes a few minutes)...`);
@@ -73,8 +85,21 @@ export async function ensureSandboxImage(driver: ContainerDriver, projectRoot: s
     await copyFile(dockerfilePath, path.join(context, DOCKERFILE));
     await copyFile(bundlePath, path.join(context, TOOLS_BUNDLE_NAME));
     await copyFile(helperPath, path.join(context, SANDBOX_USER_SOURCE));
-    await execa("tar", ["-C", path.dirname(pyright.directory), "--exclude=*.map", "-cf", path.join(context, PYRIGHT_ARCHIVE), "pyright"]);
-    await driver.buildImage(context, [DOCKERFILE, TOOLS_BUNDLE_NAME, SANDBOX_USER_SOURCE, PYRIGHT_ARCHIVE], DOCKERFILE, tag, onProgress);
+    await execa("tar", [
+      "-C",
+      path.dirname(pyright.directory),
+      "--exclude=*.map",
+      "-cf",
+      path.join(context, PYRIGHT_ARCHIVE),
+      "pyright",
+    ]);
+    await driver.buildImage(
+      context,
+      [DOCKERFILE, TOOLS_BUNDLE_NAME, SANDBOX_USER_SOURCE, PYRIGHT_ARCHIVE],
+      DOCKERFILE,
+      tag,
+      onProgress,
+    );
   } finally {
     await rm(context, { recursive: true, force: true });
   }

@@ -1,5 +1,10 @@
 import { ConnectionSlots } from "./connection-slots.js";
-import { DEFAULT_MAX_CONNECTIONS_PER_WORKER, DEFAULT_MAX_CONNECTIONS_TOTAL, EgressProxy, type EgressDecider } from "./egress-proxy.js";
+import {
+  DEFAULT_MAX_CONNECTIONS_PER_WORKER,
+  DEFAULT_MAX_CONNECTIONS_TOTAL,
+  EgressProxy,
+  type EgressDecider,
+} from "./egress-proxy.js";
 
 /** The egress proxies of running workers, one per worker, sharing one host-wide connection budget. */
 export class EgressProxies {
@@ -13,7 +18,10 @@ export class EgressProxies {
   /** Starts the worker's proxy on `socketPath` unless it already runs. */
   async ensure(workerId: string, socketPath: string, decide: EgressDecider): Promise<void> {
     if (this.proxies.has(workerId)) return;
-    const proxy = new EgressProxy(socketPath, decide, { maxConnections: this.limits.perWorker ?? DEFAULT_MAX_CONNECTIONS_PER_WORKER, hostSlots: this.hostSlots });
+    const proxy = new EgressProxy(socketPath, decide, {
+      maxConnections: this.limits.perWorker ?? DEFAULT_MAX_CONNECTIONS_PER_WORKER,
+      hostSlots: this.hostSlots,
+    });
     this.proxies.set(workerId, proxy);
     try {
       await proxy.start();

@@ -1,6 +1,12 @@
 import { lookup } from "node:dns/promises";
 import { chmod, mkdir, rm } from "node:fs/promises";
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 import path from "node:path";
 import { ConnectionSlots } from "./connection-slots.js";
@@ -35,7 +41,8 @@ export interface EgressProxyOptions {
   readonly resolveAll?: ResolveAll;
 }
 
-const resolveWithSystem: ResolveAll = async (name) => (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
+const resolveWithSystem: ResolveAll = async (name) =>
+  (await lookup(name, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /**
  * Resolves where to connect. A literal address (in any notation, already canonical here)
@@ -54,7 +61,9 @@ async function resolveTarget(host: string, resolveAll: ResolveAll): Promise<{ ad
   }
   const internal = addresses.find(isInternalAddress);
   if (internal !== undefined) {
-    return { error: `PermissionDenied: "${host}" resolves to the internal address ${internal}; grant the address itself (e.g. "${internal.includes(":") ? `[${internal}]` : internal}:<port>") if that is intended` };
+    return {
+      error: `PermissionDenied: "${host}" resolves to the internal address ${internal}; grant the address itself (e.g. "${internal.includes(":") ? `[${internal}]` : internal}:<port>") if that is intended`,
+    };
   }
   const [address] = addresses;
   return address === undefined ? { error: `"${host}" could not be resolved` } : { address };
@@ -94,7 +103,10 @@ export class EgressProxy {
     this.server = createServer((req, res) => void this.forwardHttp(req, res));
     // A hard backstop against connections that never send a request: beyond it Node closes them at once.
     this.server.maxConnections = this.maxConnections * 2;
-    this.server.on("connect", (req: IncomingMessage, client: Socket, head: Buffer) => void this.tunnel(req, client, head));
+    this.server.on(
+      "connect",
+      (req: IncomingMessage, client: Socket, head: Buffer) => void this.tunnel(req, client, head),
+    );
     this.server.on("connection", (socket: Socket) => this.admit(socket));
   }
 
@@ -103,9 +115,15 @@ export class EgressProxy {
     this.sockets.add(socket);
     socket.on("close", () => this.sockets.delete(socket));
     if (this.admitted >= this.maxConnections) {
-      this.refusals.set(socket, { status: "429 Too Many Requests", message: `The worker already has ${this.admitted} open proxy connections (the limit is ${this.maxConnections}); close some before opening more.` });
+      this.refusals.set(socket, {
+        status: "429 Too Many Requests",
+        message: `The worker already has ${this.admitted} open proxy connections (the limit is ${this.maxConnections}); close some before opening more.`,
+      });
     } else if (!this.hostSlots.tryTake()) {
-      this.refusals.set(socket, { status: "503 Service Unavailable", message: `The host's egress proxies hold ${this.hostSlots.limit} open connections (the limit); try again when some have closed.` });
+      this.refusals.set(socket, {
+        status: "503 Service Unavailable",
+        message: `The host's egress proxies hold ${this.hostSlots.limit} open connections (the limit); try again when some have closed.`,
+      });
     } else {
       this.admitted += 1;
       socket.on("close", () => {
@@ -143,7 +161,9 @@ export class EgressProxy {
     client.on("error", () => undefined);
     const target = splitHostPort(req.url ?? "", 443);
     const reject = (status: string, message: string) => {
-      client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(message) + 1}\r\nconnection: close\r\n\r\n${message}\n`);
+      client.end(
+        `HTTP/1.1 ${status}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(message) + 1}\r\nconnection: close\r\n\r\n${message}\n`,
+      );
     };
     const refusal = this.refusals.get(client);
     if (refusal !== undefined) return reject(refusal.status, refusal.message);
@@ -178,7 +198,8 @@ export class EgressProxy {
     } catch {
       return this.refuse(res, `The proxy takes absolute http:// URLs (set HTTP_PROXY); received "${req.url}"`);
     }
-    if (url.protocol !== "http:") return this.refuse(res, `Only http:// is proxied directly; use CONNECT (HTTPS_PROXY) for ${url.protocol}`);
+    if (url.protocol !== "http:")
+      return this.refuse(res, `Only http:// is proxied directly; use CONNECT (HTTPS_PROXY) for ${url.protocol}`);
     const port = url.port === "" ? 80 : Number(url.port);
     const host = canonicalHost(url.hostname);
     const decision = await this.decide(host, port);
@@ -189,7 +210,15 @@ export class EgressProxy {
     delete headers["proxy-connection"];
     delete headers["proxy-authorization"];
     const upstream = httpRequest(
-      { host: resolved.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, timeout: CONNECT_TIMEOUT_MS, agent: false },
+      {
+        host: resolved.address,
+        port,
+        method: req.method,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        timeout: CONNECT_TIMEOUT_MS,
+        agent: false,
+      },
       (response) => {
         res.writeHead(response.statusCode ?? 502, response.headers);
         response.pipe(res);

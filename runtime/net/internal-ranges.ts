@@ -50,7 +50,8 @@ function isInternalIp(address: IpAddress): boolean {
   const embedded = embeddedIpv4(address);
   // A 6to4 or Teredo address embeds the relay/client address; either way an internal one is internal.
   if (embedded !== undefined && isInternalIp(embedded)) return true;
-  const mapsWhole = embedded !== undefined && !(address.bytes[0] === 0x20 && (address.bytes[1] === 0x02 || address.bytes[1] === 0x01));
+  const mapsWhole =
+    embedded !== undefined && !(address.bytes[0] === 0x20 && (address.bytes[1] === 0x02 || address.bytes[1] === 0x01));
   if (mapsWhole) return false;
   return INTERNAL_V6.some((range) => inRange(address.bytes, range));
 }

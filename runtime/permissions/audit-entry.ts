@@ -27,11 +27,19 @@ export function auditTargetProblem(kind: AuditEntry["kind"], target: string): st
   switch (kind) {
     case "read":
     case "write":
-      if (target.length > MAX_PATH_CHARS || target.includes("\0")) return "expected an absolute path of at most 4096 characters without NUL";
-      if (!path.posix.isAbsolute(target) || path.posix.normalize(target) !== target || (target !== "/" && target.endsWith("/"))) return "expected a normalised absolute path";
+      if (target.length > MAX_PATH_CHARS || target.includes("\0"))
+        return "expected an absolute path of at most 4096 characters without NUL";
+      if (
+        !path.posix.isAbsolute(target) ||
+        path.posix.normalize(target) !== target ||
+        (target !== "/" && target.endsWith("/"))
+      )
+        return "expected a normalised absolute path";
       return undefined;
     case "run":
-      return target.length <= MAX_PATH_CHARS && PROGRAM.test(target) ? undefined : "expected a program name or an absolute path";
+      return target.length <= MAX_PATH_CHARS && PROGRAM.test(target)
+        ? undefined
+        : "expected a program name or an absolute path";
     case "net": {
       if (target.length > MAX_HOST_CHARS) return "expected a host of at most 300 characters";
       const parsed = parseHostPattern(target);

@@ -53,6 +53,8 @@ export async function findEngineSockets(env: Readonly<Record<string, string | un
   const candidates = [...KNOWN_ENGINE_SOCKETS, ...listed.filter(isEngineSocketName)];
   const fromEnv = dockerHostSocket(env.DOCKER_HOST);
   if (fromEnv !== undefined) candidates.push(fromEnv);
-  const real = await Promise.all([...new Set(candidates)].map((candidate) => realpath(candidate).catch(() => undefined)));
+  const real = await Promise.all(
+    [...new Set(candidates)].map((candidate) => realpath(candidate).catch(() => undefined)),
+  );
   return [...new Set(real.filter((found): found is string => found !== undefined))];
 }

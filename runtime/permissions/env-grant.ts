@@ -19,7 +19,11 @@ function granted(policy: Policy, name: string): boolean {
  * are taken from the control plane's own environment when present (never with `env: true`,
  * never WORKCELL_* variables). In audit mode refused names are still passed. Pure.
  */
-export function admitEnv(policy: Policy, requested: Readonly<Record<string, string>>, hostEnv: Readonly<Record<string, string | undefined>>): EnvAdmission {
+export function admitEnv(
+  policy: Policy,
+  requested: Readonly<Record<string, string>>,
+  hostEnv: Readonly<Record<string, string | undefined>>,
+): EnvAdmission {
   const env: Record<string, string> = {};
   const refused: string[] = [];
   for (const [name, value] of Object.entries(requested)) {

@@ -9,7 +9,15 @@ import { callWorkerTool, toolText } from "../workers/in-container.js";
 import { KeyedLock } from "../workers/keyed-lock.js";
 import type { Worker } from "../workers/worker.js";
 import type { Task, Transition } from "./task.js";
-import { allowedPositions, decideTransition, describeStep, SEQUENCE, type Step, type StepTool, type TransitionDecision } from "./transitions.js";
+import {
+  allowedPositions,
+  decideTransition,
+  describeStep,
+  SEQUENCE,
+  type Step,
+  type StepTool,
+  type TransitionDecision,
+} from "./transitions.js";
 import { QUALITY_TOOL } from "../../contract/wire.js";
 
 /** What a refused out-of-order call answers. */
@@ -50,7 +58,8 @@ const HINTS: Record<Task["type"], string> = {
   change: "Change: describe how the existing behaviour changes in the feature file before touching the code.",
 };
 
-const COMMIT_SCRIPT = 'git add -A && if git diff --cached --quiet; then echo "NOTHING"; else git commit -q -m "$WORKCELL_COMMIT_MESSAGE" && git rev-parse HEAD; fi';
+const COMMIT_SCRIPT =
+  'git add -A && if git diff --cached --quiet; then echo "NOTHING"; else git commit -q -m "$WORKCELL_COMMIT_MESSAGE" && git rev-parse HEAD; fi';
 
 /**
  * The BDD pipeline enforcer. Every call is checked against the transition table and
@@ -66,7 +75,11 @@ export class PipelineService {
     this.clock = deps.clock ?? systemClock;
   }
 
-  async acceptGoal(input: { goal: string; type: Task["type"]; worker: Worker }): Promise<StepResult & { hint: string; next: string }> {
+  async acceptGoal(input: {
+    goal: string;
+    type: Task["type"];
+    worker: Worker;
+  }): Promise<StepResult & { hint: string; next: string }> {
     // Every stage after this one prompts the worker's agent: without one the task could only stall.
     if (input.worker.agent === undefined) {
       throw new AppError(
@@ -90,16 +103,32 @@ export class PipelineService {
       createdAt: now,
     };
     await this.deps.store.putTask(task);
-    await this.deps.event(task.workerId, "pipeline_transition", { taskId: task.id, from: "start", to: "accept_goal", goal: task.goal });
-    return { task_id: task.id, stage: "accept_goal", next: "instruct_feature_file", allowed_next: ["instruct_feature_file"], hint: HINTS[input.type] };
+    await this.deps.event(task.workerId, "pipeline_transition", {
+      taskId: task.id,
+      from: "start",
+      to: "accept_goal",
+      goal: task.goal,
+    });
+    return {
+      task_id: task.id,
+      stage: "accept_goal",
+      next: "instruct_feature_file",
+      allowed_next: ["instruct_feature_file"],
+      hint: HINTS[input.type],
+    };
   }
 
   /** Performs `tool` on the task if the table allows it now; otherwise answers the violation. */
-  async step(tool: Exclude<StepTool, "accept_goal">, input: { task_id: string; prompt?: string | undefined; summary?: string | undefined }): Promise<StepResult | SequenceViolation> {
+  async step(
+    tool: Exclude<StepTool, "accept_goal">,
+    input: { task_id: string; prompt?: string | undefined; summary?: string | undefined },
+  ): Promise<StepResult | SequenceViolation> {
     return this.lock.run(input.task_id, async () => {
       const task = await this.load(input.task_id);
       const decision: TransitionDecision =
-        task.status === "complete" ? { ok: false, allowedNext: [], message: `Task ${task.id} is complete; nothing follows mark_complete.` } : decideTransition(task.position, task.blocked, tool);
+        task.status === "complete"
+          ? { ok: false, allowedNext: [], message: `Task ${task.id} is complete; nothing follows mark_complete.` }
+          : decideTransition(task.position, task.blocked, tool);
       if (!decision.ok) {
         return {
           error: "sequence_violation",
@@ -128,12 +157,32 @@ export class PipelineService {
         transitions: [...task.transitions, transition],
         commits: task.commits + (outcome.commitSha === undefined ? 0 : 1),
         ...(outcome.coverage === undefined ? {} : { coverage: outcome.coverage }),
-        ...(target.tool === "mark_complete" ? { status: "complete" as const, completedAt: transition.created_at, ...(input.summary === undefined ? {} : { summary: input.summary }) } : {}),
+        ...(target.tool === "mark_complete"
+          ? {
+              status: "complete" as const,
+              completedAt: transition.created_at,
+              ...(input.summary === undefined ? {} : { summary: input.summary }),
+            }
+          : {}),
       };
       await this.deps.store.putTask(updated);
-      await this.deps.event(task.workerId, "pipeline_transition", { taskId: task.id, from: transition.from_stage, to: transition.to_stage, commitSha: transition.commit_sha, blocked: updated.blocked });
-      const allowed = updated.status === "complete" ? [] : [...new Set(allowedPositions(updated.position, updated.blocked).map((p) => (SEQUENCE[p] as Step).tool))];
-      const base: StepResult = { task_id: task.id, stage: transition.to_stage, allowed_next: allowed, ...outcome.answer };
+      await this.deps.event(task.workerId, "pipeline_transition", {
+        taskId: task.id,
+        from: transition.from_stage,
+        to: transition.to_stage,
+        commitSha: transition.commit_sha,
+        blocked: updated.blocked,
+      });
+      const allowed =
+        updated.status === "complete"
+          ? []
+          : [...new Set(allowedPositions(updated.position, updated.blocked).map((p) => (SEQUENCE[p] as Step).tool))];
+      const base: StepResult = {
+        task_id: task.id,
+        stage: transition.to_stage,
+        allowed_next: allowed,
+        ...outcome.answer,
+      };
       if (target.tool === "mark_complete") {
         return {
           ...base,
@@ -164,7 +213,13 @@ export class PipelineService {
     task: Task,
     target: Step,
     input: { prompt?: string | undefined },
-  ): Promise<{ blocked: boolean; commitSha?: string; quality?: unknown; coverage?: number; answer: Record<string, unknown> }> {
+  ): Promise<{
+    blocked: boolean;
+    commitSha?: string;
+    quality?: unknown;
+    coverage?: number;
+    answer: Record<string, unknown>;
+  }> {
     const { worker, containerId } = await this.deps.requireRunning(task.workerId);
     switch (target.tool) {
       case "instruct_feature_file":
@@ -173,29 +228,65 @@ export class PipelineService {
       case "instruct_implementation":
       case "instruct_refactor":
       case "run_validation": {
-        if (input.prompt === undefined || input.prompt.trim() === "") throw new AppError("invalid_input", `${target.tool} needs a prompt for the worker's agent.`);
+        if (input.prompt === undefined || input.prompt.trim() === "")
+          throw new AppError("invalid_input", `${target.tool} needs a prompt for the worker's agent.`);
         await this.deps.agents.dispatch(worker, containerId, input.prompt, target.tool);
-        return { blocked: false, answer: { dispatched: true, message: "The prompt was given to the worker's agent; check_worker_status shows when it is done." } };
+        return {
+          blocked: false,
+          answer: {
+            dispatched: true,
+            message: "The prompt was given to the worker's agent; check_worker_status shows when it is done.",
+          },
+        };
       }
       case "commit": {
-        if (this.deps.agents.status(worker.id).busy) throw new AppError("conflict", `The agent of worker ${worker.id} is still working; commit once check_worker_status says it is not busy.`);
+        if (this.deps.agents.status(worker.id).busy)
+          throw new AppError(
+            "conflict",
+            `The agent of worker ${worker.id} is still working; commit once check_worker_status says it is not busy.`,
+          );
         const message = `${target.context}: ${task.goal}`.slice(0, 500);
-        const result = await this.deps.driver.exec(containerId, { argv: ["bash", "-c", COMMIT_SCRIPT], env: [`WORKCELL_COMMIT_MESSAGE=${message}`] });
+        const result = await this.deps.driver.exec(containerId, {
+          argv: ["bash", "-c", COMMIT_SCRIPT],
+          env: [`WORKCELL_COMMIT_MESSAGE=${message}`],
+        });
         const out = result.stdout.toString("utf8").trim();
-        if (result.exitCode !== 0) throw new AppError("conflict", `Committing in worker ${worker.id} failed: ${result.stderr.toString("utf8").trim().slice(0, 1_000)}`);
-        if (out === "NOTHING") return { blocked: false, answer: { committed: false, message: "Nothing to commit; recorded as a no-op." } };
+        if (result.exitCode !== 0)
+          throw new AppError(
+            "conflict",
+            `Committing in worker ${worker.id} failed: ${result.stderr.toString("utf8").trim().slice(0, 1_000)}`,
+          );
+        if (out === "NOTHING")
+          return { blocked: false, answer: { committed: false, message: "Nothing to commit; recorded as a no-op." } };
         return { blocked: false, commitSha: out, answer: { committed: true, commit_sha: out } };
       }
       case "run_quality_checks": {
-        const release = this.deps.admission === undefined ? () => undefined : await this.deps.admission.acquire(worker.id);
-        const result = await callWorkerTool(this.deps.driver, containerId, QUALITY_TOOL, { context: target.context, ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }) }).finally(release);
-        const structured = (result.structuredContent ?? {}) as { passed?: boolean; blocking?: boolean; checks?: unknown; coverage?: number };
+        const release =
+          this.deps.admission === undefined ? () => undefined : await this.deps.admission.acquire(worker.id);
+        const result = await callWorkerTool(this.deps.driver, containerId, QUALITY_TOOL, {
+          context: target.context,
+          ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }),
+        }).finally(release);
+        const structured = (result.structuredContent ?? {}) as {
+          passed?: boolean;
+          blocking?: boolean;
+          checks?: unknown;
+          coverage?: number;
+        };
         const blocked = structured.blocking === true;
         return {
           blocked,
           quality: structured,
-          ...(target.context === "post_implementation" && typeof structured.coverage === "number" ? { coverage: structured.coverage } : {}),
-          answer: { passed: structured.passed === true, blocking: blocked, checks: structured.checks ?? [], report: toolText(result), ...(blocked ? { message: "The checks failed and block progress: go back and fix it." } : {}) },
+          ...(target.context === "post_implementation" && typeof structured.coverage === "number"
+            ? { coverage: structured.coverage }
+            : {}),
+          answer: {
+            passed: structured.passed === true,
+            blocking: blocked,
+            checks: structured.checks ?? [],
+            report: toolText(result),
+            ...(blocked ? { message: "The checks failed and block progress: go back and fix it." } : {}),
+          },
         };
       }
       case "mark_complete":
@@ -207,7 +298,12 @@ export class PipelineService {
 
   private async load(id: string): Promise<Task> {
     const task = await this.deps.store.getTask(id);
-    if (task === undefined) throw new AppError("not_found", `No task with id "${id.slice(0, 64)}". accept_goal starts one; list the tasks to see their ids.`, { details: { action: "list_tasks" } });
+    if (task === undefined)
+      throw new AppError(
+        "not_found",
+        `No task with id "${id.slice(0, 64)}". accept_goal starts one; list the tasks to see their ids.`,
+        { details: { action: "list_tasks" } },
+      );
     return task;
   }
 }

@@ -12,7 +12,13 @@ export type StepTool =
   | "mark_complete";
 
 /** Which stage a commit or a quality check follows. */
-export type StepContext = "post_feature_file" | "post_step_defs" | "post_unit_tests" | "post_implementation" | "post_refactor" | "post_validation";
+export type StepContext =
+  | "post_feature_file"
+  | "post_step_defs"
+  | "post_unit_tests"
+  | "post_implementation"
+  | "post_refactor"
+  | "post_validation";
 
 /** One position of the sequence. */
 export interface Step {
@@ -20,7 +26,11 @@ export interface Step {
   readonly context?: StepContext;
 }
 
-const phase = (instruct: StepTool, context: StepContext): Step[] => [{ tool: instruct }, { tool: "commit", context }, { tool: "run_quality_checks", context }];
+const phase = (instruct: StepTool, context: StepContext): Step[] => [
+  { tool: instruct },
+  { tool: "commit", context },
+  { tool: "run_quality_checks", context },
+];
 
 /** The full sequence; a task's position is an index into it. */
 export const SEQUENCE: readonly Step[] = Object.freeze([
@@ -35,7 +45,8 @@ export const SEQUENCE: readonly Step[] = Object.freeze([
   { tool: "mark_complete" },
 ]);
 
-const indexOf = (tool: StepTool, context?: StepContext) => SEQUENCE.findIndex((step) => step.tool === tool && step.context === context);
+const indexOf = (tool: StepTool, context?: StepContext) =>
+  SEQUENCE.findIndex((step) => step.tool === tool && step.context === context);
 
 const AFTER_IMPLEMENTATION_CHECKS = indexOf("run_quality_checks", "post_implementation");
 const AFTER_REFACTOR_CHECKS = indexOf("run_quality_checks", "post_refactor");

@@ -38,11 +38,18 @@ export class LowdbStateStore implements StateStore {
     try {
       await db.read();
     } catch (error) {
-      throw new AppError("internal", `The state file ${file} is not valid JSON. Restore it from a backup or move it aside to start empty.`, { cause: error });
+      throw new AppError(
+        "internal",
+        `The state file ${file} is not valid JSON. Restore it from a backup or move it aside to start empty.`,
+        { cause: error },
+      );
     }
     const parsed = StateSchema.safeParse(db.data);
     if (!parsed.success) {
-      throw new AppError("internal", `The state file ${file} does not match the expected shape (${parsed.error.issues[0]?.message}). Move it aside to start empty.`);
+      throw new AppError(
+        "internal",
+        `The state file ${file} does not match the expected shape (${parsed.error.issues[0]?.message}). Move it aside to start empty.`,
+      );
     }
     db.data = parsed.data;
     return new LowdbStateStore(db);

@@ -13,7 +13,8 @@ import type { RunningProcess } from "./fake-process.js";
 export async function awaitExec(running: RunningProcess, options: ExecOptions, what: string): Promise<ExecResult> {
   const deadlineMs = options.timeoutMs ?? DEFAULT_EXEC_DEADLINE_MS;
   const maxBytes = options.maxBufferBytes ?? Number.POSITIVE_INFINITY;
-  const stdout = options.stdoutSink === undefined ? collect(running.stdout, maxBytes) : pipeInto(running.stdout, options.stdoutSink);
+  const stdout =
+    options.stdoutSink === undefined ? collect(running.stdout, maxBytes) : pipeInto(running.stdout, options.stdoutSink);
   const stderr = collect(running.stderr, maxBytes);
   let timedOut = false;
   const deadline = setTimeout(() => {
@@ -23,9 +24,13 @@ export async function awaitExec(running: RunningProcess, options: ExecOptions, w
   deadline.unref();
   try {
     const finished = Promise.all([running.exited, stdout, stderr]);
-    const [exitCode, out, err] = options.signal === undefined ? await finished : await raceAbort(finished, options.signal);
+    const [exitCode, out, err] =
+      options.signal === undefined ? await finished : await raceAbort(finished, options.signal);
     if (timedOut) {
-      throw new AppError("timeout", `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`);
+      throw new AppError(
+        "timeout",
+        `${what} did not finish within ${deadlineMs} ms and was killed. Check what the worker's workspace makes it wait for (e.g. a FIFO or a huge repository), then retry.`,
+      );
     }
     if (running.failure !== undefined) throw running.failure;
     return { exitCode, stdout: out, stderr: err };
@@ -33,7 +38,11 @@ export async function awaitExec(running: RunningProcess, options: ExecOptions, w
     if (options.signal?.aborted === true && !(error instanceof AppError)) {
       running.close();
       const reason: unknown = options.signal.reason;
-      throw new AppError("conflict", `${what} was interrupted: ${reason instanceof Error ? reason.message : String(reason ?? "aborted")}. The operation was abandoned; retry it once the worker is running again.`, { cause: error });
+      throw new AppError(
+        "conflict",
+        `${what} was interrupted: ${reason instanceof Error ? reason.message : String(reason ?? "aborted")}. The operation was abandoned; retry it once the worker is running again.`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {

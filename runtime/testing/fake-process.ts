@@ -37,11 +37,15 @@ export type ProgramMatch = readonly string[] | ((argv: readonly string[]) => boo
 
 /** Whether `match` accepts `argv`. Pure. */
 export function matchesArgv(match: ProgramMatch, argv: readonly string[]): boolean {
-  return typeof match === "function" ? match(argv) : match.length <= argv.length && match.every((word, index) => argv[index] === word);
+  return typeof match === "function"
+    ? match(argv)
+    : match.length <= argv.length && match.every((word, index) => argv[index] === word);
 }
 
 /** A program that prints `stdout` and `stderr` and exits with `exitCode` (0 when absent). */
-export function reply(output: { exitCode?: number; stdout?: string | Buffer; stderr?: string | Buffer } = {}): FakeProgram {
+export function reply(
+  output: { exitCode?: number; stdout?: string | Buffer; stderr?: string | Buffer } = {},
+): FakeProgram {
   return ({ stdout, stderr }) => {
     if (output.stdout !== undefined) stdout.write(output.stdout);
     if (output.stderr !== undefined) stderr.write(output.stderr);
@@ -94,7 +98,8 @@ export class RunningProcess {
     this.stdin.on("error", () => undefined);
     const stdout = this.writerTo(this.stdout);
     const stderr = context.terminal ? stdout : this.writerTo(this.stderr);
-    const running = (async () => program({ ...context, stdin: this.stdin, stdout, stderr, signal: this.killer.signal }))();
+    const running = (async () =>
+      program({ ...context, stdin: this.stdin, stdout, stderr, signal: this.killer.signal }))();
     this.settled = running.then(
       (code) => this.finish(code ?? 0),
       (error: unknown) => {

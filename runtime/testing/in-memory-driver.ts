@@ -14,7 +14,15 @@ import type {
 import { sandboxUser } from "../docker/container-spec.js";
 import { awaitExec } from "./fake-exec.js";
 import { engineError } from "./engine-error.js";
-import { KILLED_EXIT_CODE, matchesArgv, reply, RunningProcess, runUntilKilled, type FakeProgram, type ProgramMatch } from "./fake-process.js";
+import {
+  KILLED_EXIT_CODE,
+  matchesArgv,
+  reply,
+  RunningProcess,
+  runUntilKilled,
+  type FakeProgram,
+  type ProgramMatch,
+} from "./fake-process.js";
 
 /** One of the driver's calls, for `failNext`. */
 export type DriverOperation = keyof ContainerDriver;
@@ -102,7 +110,10 @@ export class InMemoryContainerDriver implements ContainerDriver {
   }
 
   /** Makes the next call of `operation` fail with `error` before it does anything; calls queue up. */
-  failNext(operation: DriverOperation, error: unknown = engineError(500, "server error", `injected failure of ${operation}`)): void {
+  failNext(
+    operation: DriverOperation,
+    error: unknown = engineError(500, "server error", `injected failure of ${operation}`),
+  ): void {
     this.failures.set(operation, [...(this.failures.get(operation) ?? []), error]);
   }
 
@@ -139,7 +150,13 @@ export class InMemoryContainerDriver implements ContainerDriver {
     return this.images.has(tag);
   }
 
-  async buildImage(_contextDir: string, _files: readonly string[], _dockerfile: string, tag: string, onProgress: BuildProgress): Promise<void> {
+  async buildImage(
+    _contextDir: string,
+    _files: readonly string[],
+    _dockerfile: string,
+    tag: string,
+    onProgress: BuildProgress,
+  ): Promise<void> {
     this.takeFailure("buildImage");
     onProgress(`Successfully tagged ${tag}`);
     this.images.add(tag);
@@ -150,12 +167,26 @@ export class InMemoryContainerDriver implements ContainerDriver {
     if (!this.images.has(spec.image)) throw engineError(404, "no such container", `No such image: ${spec.image}`);
     const taken = [...this.containers.values()].find((container) => container.spec.name === spec.name);
     if (taken !== undefined) {
-      throw engineError(409, "unexpected", `Conflict. The container name "/${spec.name}" is already in use by container "${taken.id}". You have to remove (or rename) that container to be able to reuse that name.`);
+      throw engineError(
+        409,
+        "unexpected",
+        `Conflict. The container name "/${spec.name}" is already in use by container "${taken.id}". You have to remove (or rename) that container to be able to reuse that name.`,
+      );
     }
-    if (spec.runtime !== undefined && !(this.options.info?.runtimes ?? DEFAULT_RUNTIMES).includes(spec.runtime)) throw engineError(400, "bad parameter", `Unknown runtime specified ${spec.runtime}`);
+    if (spec.runtime !== undefined && !(this.options.info?.runtimes ?? DEFAULT_RUNTIMES).includes(spec.runtime))
+      throw engineError(400, "bad parameter", `Unknown runtime specified ${spec.runtime}`);
     const id = randomBytes(32).toString("hex");
     this.created += 1;
-    this.containers.set(id, { id, spec: structuredClone(spec), order: this.created, running: false, status: "created", exitCode: 0, oomKilled: false, processes: new Set() });
+    this.containers.set(id, {
+      id,
+      spec: structuredClone(spec),
+      order: this.created,
+      running: false,
+      status: "created",
+      exitCode: 0,
+      oomKilled: false,
+      processes: new Set(),
+    });
     return id;
   }
 
@@ -197,11 +228,13 @@ export class InMemoryContainerDriver implements ContainerDriver {
   async list(labels: Readonly<Record<string, string>>): Promise<ContainerState[]> {
     this.takeFailure("list");
     const wanted = Object.entries(labels);
-    return [...this.containers.values()]
-      .filter((container) => wanted.every(([key, value]) => container.spec.labels[key] === value))
-      .sort((a, b) => b.order - a.order)
-      // The engine's container list does not say whether the OOM killer struck; only inspect does.
-      .map((container) => ({ ...stateOf(container), oomKilled: false }));
+    return (
+      [...this.containers.values()]
+        .filter((container) => wanted.every(([key, value]) => container.spec.labels[key] === value))
+        .sort((a, b) => b.order - a.order)
+        // The engine's container list does not say whether the OOM killer struck; only inspect does.
+        .map((container) => ({ ...stateOf(container), oomKilled: false }))
+    );
   }
 
   /** Runs the argv's program to completion; a deadline (options.timeoutMs or the default) kills it and fails with `timeout`. */

@@ -17,7 +17,8 @@ export class ManualClock implements Clock {
 
   /** Moves the clock forward by `ms` (never back: use `set` for that) and answers the new time. */
   advance(ms: number): number {
-    if (checkedMs(ms, "ms") < 0) throw new RangeError(`advance moves the clock forward only; got ${ms} ms. Use set(ms) to move it back.`);
+    if (checkedMs(ms, "ms") < 0)
+      throw new RangeError(`advance moves the clock forward only; got ${ms} ms. Use set(ms) to move it back.`);
     this.nowMs += ms;
     return this.nowMs;
   }

@@ -16,7 +16,9 @@ export const ExecRequestSchema = z
     ]),
     cwd: z.string().min(1).optional(),
     timeoutMs: z.number().int().min(1).max(MAX_EXEC_TIMEOUT_MS).optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "env names must match [A-Za-z_][A-Za-z0-9_]*"), z.string()).optional(),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "env names must match [A-Za-z_][A-Za-z0-9_]*"), z.string())
+      .optional(),
   })
   .strict();
 export type ExecRequest = z.infer<typeof ExecRequestSchema>;

@@ -39,12 +39,24 @@ export async function exportBranch(
   const repo = worker.repo;
   const format = await runHostGit(repo, ["check-ref-format", "--branch", targetBranch]);
   if (format.exitCode !== 0 || targetBranch.startsWith("-")) {
-    throw new AppError("invalid_input", `branch: "${targetBranch}" is not a valid branch name. Use something like workcell/my-change.`, { details: { field: "branch" } });
+    throw new AppError(
+      "invalid_input",
+      `branch: "${targetBranch}" is not a valid branch name. Use something like workcell/my-change.`,
+      { details: { field: "branch" } },
+    );
   }
-  const head = await gitInContainer(driver, containerId, signal, ["rev-parse", "--verify", "--quiet", `refs/heads/${worker.branch}^{commit}`]);
+  const head = await gitInContainer(driver, containerId, signal, [
+    "rev-parse",
+    "--verify",
+    "--quiet",
+    `refs/heads/${worker.branch}^{commit}`,
+  ]);
   const commit = head.stdout.trim();
   if (head.exitCode !== 0 || !SHA.test(commit)) {
-    throw new AppError("conflict", `The worker's branch ${worker.branch} no longer exists in its workspace. Recreate it inside the worker (git branch ${worker.branch} <commit>) and export again.`);
+    throw new AppError(
+      "conflict",
+      `The worker's branch ${worker.branch} no longer exists in its workspace. Recreate it inside the worker (git branch ${worker.branch} <commit>) and export again.`,
+    );
   }
   const status = await gitInContainer(driver, containerId, signal, ["status", "--porcelain"]);
   const uncommittedFiles = status.stdout.split("\n").filter((line) => line.trim() !== "").length;
@@ -55,17 +67,24 @@ export async function exportBranch(
   if (current === commit) return { repo, branch: targetBranch, commit, uncommittedFiles };
   const worktree = await worktreeWithBranch(repo, targetRef);
   if (worktree !== undefined) throw checkedOutConflict(targetBranch, repo, worktree);
-  const ours = current !== undefined && worker.lastExport?.branch === targetBranch && worker.lastExport.commit === current;
+  const ours =
+    current !== undefined && worker.lastExport?.branch === targetBranch && worker.lastExport.commit === current;
 
   // The commit comes in under a private ref first, so that the decision below is git's own
   // ancestry check and the branch itself moves in one compare-and-swap.
   const stagingRef = `refs/workcell/${worker.id}/export`;
   try {
-    if (commit !== worker.baseCommit) await fetchWorkerBranch(driver, containerId, worker, commit, stagingRef, scratchRoot, signal);
-    if (current !== undefined && !ours && !(await isAncestor(repo, current, commit))) throw branchConflict(targetBranch, repo);
+    if (commit !== worker.baseCommit)
+      await fetchWorkerBranch(driver, containerId, worker, commit, stagingRef, scratchRoot, signal);
+    if (current !== undefined && !ours && !(await isAncestor(repo, current, commit)))
+      throw branchConflict(targetBranch, repo);
     const update = await runHostGit(repo, ["update-ref", targetRef, commit, current ?? ""]);
     if (update.exitCode !== 0) {
-      throw new AppError("conflict", `Branch ${targetBranch} in ${repo} changed while the export ran (${update.stderr.trim()}). Export again.`, { details: { branch: targetBranch } });
+      throw new AppError(
+        "conflict",
+        `Branch ${targetBranch} in ${repo} changed while the export ran (${update.stderr.trim()}). Export again.`,
+        { details: { branch: targetBranch } },
+      );
     }
     return { repo, branch: targetBranch, commit, uncommittedFiles };
   } finally {
@@ -74,24 +93,56 @@ export async function exportBranch(
 }
 
 /** Has the container write a bundle of the worker's branch, verifies it on the host and fetches it into `ref`. */
-async function fetchWorkerBranch(driver: ContainerDriver, containerId: string, worker: Worker, commit: string, ref: string, scratchRoot: string, signal?: AbortSignal): Promise<void> {
+async function fetchWorkerBranch(
+  driver: ContainerDriver,
+  containerId: string,
+  worker: Worker,
+  commit: string,
+  ref: string,
+  scratchRoot: string,
+  signal?: AbortSignal,
+): Promise<void> {
   const repo = worker.repo;
   const scratch = await mkdtemp(path.join(scratchRoot, "export-"));
   try {
     const bundle = path.join(scratch, "worker.bundle");
     const sink = createWriteStream(bundle, { mode: 0o600 });
     const created = await driver.exec(containerId, {
-      argv: ["git", "-C", "/workspace", "bundle", "create", "--quiet", "-", `refs/heads/${worker.branch}`, `^${worker.baseCommit}`],
+      argv: [
+        "git",
+        "-C",
+        "/workspace",
+        "bundle",
+        "create",
+        "--quiet",
+        "-",
+        `refs/heads/${worker.branch}`,
+        `^${worker.baseCommit}`,
+      ],
       stdoutSink: sink,
       timeoutMs: BUNDLE_DEADLINE_MS,
       ...(signal === undefined ? {} : { signal }),
     });
     if (created.exitCode !== 0) {
-      throw new AppError("internal", `The worker could not write a bundle of ${worker.branch}: ${created.stderr.toString("utf8").trim()}`);
+      throw new AppError(
+        "internal",
+        `The worker could not write a bundle of ${worker.branch}: ${created.stderr.toString("utf8").trim()}`,
+      );
     }
     await verifyBundle(repo, bundle, worker.branch, commit);
-    const fetched = await runHostGit(repo, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", bundle, `+refs/heads/${worker.branch}:${ref}`]);
-    if (fetched.exitCode !== 0) throw new AppError("internal", `Fetching the worker's bundle into ${repo} failed (exit code ${fetched.exitCode}): ${fetched.stderr.trim() || "git said nothing"}`);
+    const fetched = await runHostGit(repo, [
+      "fetch",
+      "--quiet",
+      "--no-tags",
+      "--no-write-fetch-head",
+      bundle,
+      `+refs/heads/${worker.branch}:${ref}`,
+    ]);
+    if (fetched.exitCode !== 0)
+      throw new AppError(
+        "internal",
+        `Fetching the worker's bundle into ${repo} failed (exit code ${fetched.exitCode}): ${fetched.stderr.trim() || "git said nothing"}`,
+      );
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -102,7 +153,10 @@ async function isAncestor(repo: string, ancestor: string, descendant: string): P
   const result = await runHostGit(repo, ["merge-base", "--is-ancestor", ancestor, descendant]);
   if (result.exitCode === 0) return true;
   if (result.exitCode === 1) return false;
-  throw new AppError("internal", `Could not compare ${ancestor.slice(0, 12)} with ${descendant.slice(0, 12)} in ${repo}: ${result.stderr.trim() || `git exited with ${result.exitCode}`}`);
+  throw new AppError(
+    "internal",
+    `Could not compare ${ancestor.slice(0, 12)} with ${descendant.slice(0, 12)} in ${repo}: ${result.stderr.trim() || `git exited with ${result.exitCode}`}`,
+  );
 }
 
 /** The worktree of the repository (its main one included) that has `ref` checked out, if any. */
@@ -119,11 +173,15 @@ async function worktreeWithBranch(repo: string, ref: string): Promise<string | u
 /** Checks the bundle is well-formed, complete against the source repo, and holds exactly the expected ref. */
 async function verifyBundle(repo: string, bundle: string, branch: string, commit: string): Promise<void> {
   const verify = await runHostGit(repo, ["bundle", "verify", "--quiet", bundle]);
-  if (verify.exitCode !== 0) throw new AppError("internal", `The worker's bundle failed verification: ${verify.stderr.trim()}`);
+  if (verify.exitCode !== 0)
+    throw new AppError("internal", `The worker's bundle failed verification: ${verify.stderr.trim()}`);
   const heads = await runHostGit(repo, ["bundle", "list-heads", bundle]);
   const lines = heads.stdout.split("\n").filter((line) => line.trim() !== "");
   if (lines.length !== 1 || lines[0] !== `${commit} refs/heads/${branch}`) {
-    throw new AppError("internal", `The worker's bundle holds unexpected refs (${lines.length}); expected only ${branch} at ${commit}.`);
+    throw new AppError(
+      "internal",
+      `The worker's bundle holds unexpected refs (${lines.length}); expected only ${branch} at ${commit}.`,
+    );
   }
 }
 
@@ -143,9 +201,16 @@ function checkedOutConflict(branch: string, repo: string, worktree: string): App
   );
 }
 
-function gitInContainer(driver: ContainerDriver, containerId: string, signal: AbortSignal | undefined, args: readonly string[]) {
-  return driver.exec(containerId, { argv: ["git", "-C", "/workspace", ...args], ...(signal === undefined ? {} : { signal }) }).then((result) => ({
-    exitCode: result.exitCode,
-    stdout: result.stdout.toString("utf8"),
-  }));
+function gitInContainer(
+  driver: ContainerDriver,
+  containerId: string,
+  signal: AbortSignal | undefined,
+  args: readonly string[],
+) {
+  return driver
+    .exec(containerId, { argv: ["git", "-C", "/workspace", ...args], ...(signal === undefined ? {} : { signal }) })
+    .then((result) => ({
+      exitCode: result.exitCode,
+      stdout: result.stdout.toString("utf8"),
+    }));
 }

@@ -64,7 +64,11 @@ export async function callInContainer<T>(
   try {
     value = JSON.parse(line);
   } catch {
-    return noAnswer(driver, containerId, `exit code ${result.exitCode}: ${result.stderr.toString("utf8").slice(0, 500).trim()}`);
+    return noAnswer(
+      driver,
+      containerId,
+      `exit code ${result.exitCode}: ${result.stderr.toString("utf8").slice(0, 500).trim()}`,
+    );
   }
   return interpretAnswer(value, schema);
 }
@@ -77,7 +81,8 @@ export function interpretAnswer<T>(value: unknown, schema: z.ZodType<T, unknown>
   const failure = ControlFailureSchema.safeParse(value);
   if (failure.success) throw new AppError(failure.data.code ?? "invalid_input", failure.data.error);
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
+  if (!parsed.success)
+    throw new AppError("internal", `The sandbox answered in an unexpected shape: ${parsed.error.issues[0]?.message}`);
   return parsed.data;
 }
 
@@ -89,10 +94,16 @@ export function interpretAnswer<T>(value: unknown, schema: z.ZodType<T, unknown>
 export async function noAnswer(driver: ContainerDriver, containerId: string, detail: string): Promise<never> {
   const state = await settledState(driver, containerId);
   if (state !== undefined && !state.running) {
-    const why = state.oomKilled ? "it ran out of memory (resources.memoryMb)" : `its container exited with code ${state.exitCode}`;
-    throw new AppError("conflict", `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`, {
-      details: { oomKilled: state.oomKilled, exitCode: state.exitCode },
-    });
+    const why = state.oomKilled
+      ? "it ran out of memory (resources.memoryMb)"
+      : `its container exited with code ${state.exitCode}`;
+    throw new AppError(
+      "conflict",
+      `The worker's sandbox ended during the command: ${why}. The workspace is intact; start the worker again (POST .../start) and retry with less load.`,
+      {
+        details: { oomKilled: state.oomKilled, exitCode: state.exitCode },
+      },
+    );
   }
   throw new AppError("internal", `The sandbox's tools program gave no answer (${detail})`);
 }
@@ -128,10 +139,17 @@ export function callWorkerTool(
   args: Record<string, unknown>,
   options: { env?: readonly string[] } = {},
 ): Promise<WorkerToolResult> {
-  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, { stdin: Buffer.from(JSON.stringify(args)), ...options, timeoutMs: TOOL_CALL_DEADLINE_MS });
+  return callInContainer(driver, containerId, ["call", tool], ToolResultSchema, {
+    stdin: Buffer.from(JSON.stringify(args)),
+    ...options,
+    timeoutMs: TOOL_CALL_DEADLINE_MS,
+  });
 }
 
 /** The text of a worker tool result. */
 export function toolText(result: WorkerToolResult): string {
-  return result.content.filter((block) => block.type === "text").map((block) => block.text ?? "").join("\n");
+  return result.content
+    .filter((block) => block.type === "text")
+    .map((block) => block.text ?? "")
+    .join("\n");
 }

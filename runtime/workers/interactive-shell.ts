@@ -36,7 +36,11 @@ export interface InteractiveShell {
  * checks each line against the worker's policy the way exec does, and reports it.
  */
 function shellArgv(user: { uid: number; gid: number }): string[] {
-  return asSandboxUser(user, ["bash", "-c", `cd ${CONTAINER_WORKSPACE} 2>/dev/null; exec bash --rcfile <(node ${TOOLS_PATH} shell-rc) -i`]);
+  return asSandboxUser(user, [
+    "bash",
+    "-c",
+    `cd ${CONTAINER_WORKSPACE} 2>/dev/null; exec bash --rcfile <(node ${TOOLS_PATH} shell-rc) -i`,
+  ]);
 }
 
 /**
@@ -62,7 +66,11 @@ export async function openInteractiveShell(
     terminal: { columns: terminal.columns, rows: terminal.rows },
   });
   const started = Date.now();
-  await context.event(worker.id, "shell_opened", { columns: terminal.columns, rows: terminal.rows, term: terminal.term });
+  await context.event(worker.id, "shell_opened", {
+    columns: terminal.columns,
+    rows: terminal.rows,
+    term: terminal.term,
+  });
   const filter = new ShellMarkerFilter();
   const output = new PassThrough();
   let lines = 0;
@@ -79,8 +87,18 @@ export async function openInteractiveShell(
     for (const report of reports) {
       lines += 1;
       record(async () => {
-        await context.event(worker.id, "shell_command", { command: report.command, allowed: report.allowed, ...(report.message === undefined ? {} : { message: report.message }), isError: !report.allowed });
-        if (!report.allowed) await context.event(worker.id, "permission_denied", { via: "shell", command: report.command, message: report.message });
+        await context.event(worker.id, "shell_command", {
+          command: report.command,
+          allowed: report.allowed,
+          ...(report.message === undefined ? {} : { message: report.message }),
+          isError: !report.allowed,
+        });
+        if (!report.allowed)
+          await context.event(worker.id, "permission_denied", {
+            via: "shell",
+            command: report.command,
+            message: report.message,
+          });
         if (report.audit.length > 0) await context.recordAudit(worker.id, report.audit, "sandbox");
       });
     }
@@ -90,11 +108,15 @@ export async function openInteractiveShell(
     if (rest.length > 0) output.write(rest);
     output.end();
     // The engine does not end an exec whose client left: end the shell and what it started.
-    const leftover = await context.channels.call(containerId, "kill-marked", [marker], KillMarkedResultSchema, { timeoutMs: 30_000 }).then(
-      (answer) => answer.killed,
-      () => null,
+    const leftover = await context.channels
+      .call(containerId, "kill-marked", [marker], KillMarkedResultSchema, { timeoutMs: 30_000 })
+      .then(
+        (answer) => answer.killed,
+        () => null,
+      );
+    record(() =>
+      context.event(worker.id, "shell_closed", { exitCode, lines, durationMs: Date.now() - started, killed: leftover }),
     );
-    record(() => context.event(worker.id, "shell_closed", { exitCode, lines, durationMs: Date.now() - started, killed: leftover }));
     await recording;
     return exitCode;
   });

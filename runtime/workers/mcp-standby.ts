@@ -55,7 +55,10 @@ export class McpStandby {
     if (entry === undefined) return undefined;
     this.forget(containerId);
     if (entry.env !== JSON.stringify(env)) {
-      void entry.session.then((session) => session.close(), () => undefined);
+      void entry.session.then(
+        (session) => session.close(),
+        () => undefined,
+      );
       return undefined;
     }
     const session = await entry.session.catch(() => undefined);
@@ -71,7 +74,10 @@ export class McpStandby {
     const entry = this.primed.get(containerId);
     if (entry === undefined) return;
     this.forget(containerId);
-    void entry.session.then((session) => session.close(), () => undefined);
+    void entry.session.then(
+      (session) => session.close(),
+      () => undefined,
+    );
   }
 
   /** Ends every waiting server. */

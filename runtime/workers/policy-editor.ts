@@ -37,7 +37,10 @@ export class PolicyEditor implements WorkerPermissions {
    * the new policy at once; what needs a different container (mounts, network mode) is
    * reported and applies on the next start.
    */
-  async updatePermissions(id: string, input: PermissionsInput): Promise<{ permissions: Policy; appliesOnNextStart: boolean }> {
+  async updatePermissions(
+    id: string,
+    input: PermissionsInput,
+  ): Promise<{ permissions: Policy; appliesOnNextStart: boolean }> {
     const { records, launcher, egress, driver } = this.deps;
     return records.lock.run(id, async () => {
       const worker = await records.load(id);

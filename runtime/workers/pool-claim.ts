@@ -51,7 +51,12 @@ export async function claimPoolSlot(deps: PoolClaimDeps, worker: Worker, slot: P
       // Cloned ahead of time: only the branch (and, if the repository moved on, the commit)
       // changes. A slot at the wanted commit fetches nothing, so the pin is written meanwhile;
       // otherwise the commit is fetched by the pin.
-      const target = { repo: worker.repo, branch: worker.branch, baseCommit: worker.baseCommit, baseRef: baseRefName(worker.id) };
+      const target = {
+        repo: worker.repo,
+        branch: worker.branch,
+        baseCommit: worker.baseCommit,
+        baseRef: baseRefName(worker.id),
+      };
       const current = slot.checkout.commit === worker.baseCommit;
       if (!current) await pinBase(worker.repo, worker.id, worker.baseCommit);
       const [pinned, adopted] = await Promise.allSettled([
@@ -70,7 +75,12 @@ export async function claimPoolSlot(deps: PoolClaimDeps, worker: Worker, slot: P
     deps.egress.setPolicy(worker.id, worker.permissions);
     records.touch(worker.id);
     const running = await records.save({ ...pooled, status: "running", startedAt: isoNow(records.clock) });
-    await records.event(worker.id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, pooled: true });
+    await records.event(worker.id, "created", {
+      branch: worker.branch,
+      baseCommit: worker.baseCommit,
+      runtime: worker.runtime,
+      pooled: true,
+    });
     return running;
   } catch (error) {
     await deps.driver.remove(slot.containerId).catch(() => undefined);

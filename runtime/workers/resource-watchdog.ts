@@ -75,6 +75,9 @@ export class ResourceWatchdog {
     if ((this.diskLevels.get(worker.id) ?? "ok") === usage.level) return;
     this.diskLevels.set(worker.id, usage.level);
     await this.event(worker.id, "disk_usage", { ...usage, limitMb: worker.resources.diskMb });
-    if (usage.level === "full") this.log(`worker ${worker.id}: its workspace is full (${usage.usedMb} of ${usage.sizeMb} MB, ${usage.inodesUsed} of ${usage.inodesTotal} inodes); writes there fail with ENOSPC`);
+    if (usage.level === "full")
+      this.log(
+        `worker ${worker.id}: its workspace is full (${usage.usedMb} of ${usage.sizeMb} MB, ${usage.inodesUsed} of ${usage.inodesTotal} inodes); writes there fail with ENOSPC`,
+      );
   }
 }

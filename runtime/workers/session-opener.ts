@@ -41,7 +41,8 @@ export class SessionOpener implements WorkerSessions {
       hostEnv: deps.hostEnv,
       dataDir: deps.dataDir,
       recordAudit: (id, entries, source) => deps.permissions.recordAudit(id, entries, source),
-      admit: async (workerId, signal, leaseMs) => (admission === undefined ? () => undefined : admission.acquire(workerId, { signal, leaseMs, uncapped: true })),
+      admit: async (workerId, signal, leaseMs) =>
+        admission === undefined ? () => undefined : admission.acquire(workerId, { signal, leaseMs, uncapped: true }),
       addSecrets: (values) => records.addSecrets(values),
       event: (id, type, data) => records.event(id, type, data),
     };
@@ -50,7 +51,10 @@ export class SessionOpener implements WorkerSessions {
   async openMcpSession(id: string): Promise<ExecSession> {
     const { worker, containerId } = await this.deps.lookup.requireRunning(id);
     const env = mcpSessionEnv(worker);
-    return (await this.deps.standby?.take(containerId, env)) ?? this.deps.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env });
+    return (
+      (await this.deps.standby?.take(containerId, env)) ??
+      this.deps.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env })
+    );
   }
 
   async exec(id: string, request: ExecRequest): Promise<ExecResponse> {
@@ -63,7 +67,9 @@ export class SessionOpener implements WorkerSessions {
     const { worker, containerId } = await this.deps.lookup.requireRunning(id);
     const { records } = this.deps;
     records.touch(id);
-    return openInteractiveShell(this.context, worker, containerId, this.deps.sandboxUser, terminal, () => records.touch(id));
+    return openInteractiveShell(this.context, worker, containerId, this.deps.sandboxUser, terminal, () =>
+      records.touch(id),
+    );
   }
 
   async diff(id: string): Promise<DiffResult> {
@@ -77,7 +83,10 @@ export class SessionOpener implements WorkerSessions {
     return records.lock.run(id, async (signal) => {
       const worker = await records.load(id);
       const result = await exportWorker(this.context, worker, containerId, branch, signal);
-      await records.save({ ...worker, lastExport: { branch: result.branch, commit: result.commit, at: isoNow(records.clock) } });
+      await records.save({
+        ...worker,
+        lastExport: { branch: result.branch, commit: result.commit, at: isoNow(records.clock) },
+      });
       return result;
     });
   }

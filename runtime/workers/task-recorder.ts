@@ -45,11 +45,17 @@ export class TaskRecorder implements WorkerTasks {
       const worker = await records.load(id);
       const previous = worker.gate?.task ?? null;
       if (previous === null) {
-        throw new AppError("conflict", `Worker ${id}'s task has not ended: finish it (or let it fail) before starting another, so its failure count cannot be wiped.`, {
-          details: { reason: "task_open" },
-        });
+        throw new AppError(
+          "conflict",
+          `Worker ${id}'s task has not ended: finish it (or let it fail) before starting another, so its failure count cannot be wiped.`,
+          {
+            details: { reason: "task_open" },
+          },
+        );
       }
-      const saved = await records.save(await refreshStatus(this.driver, { ...worker, gate: { validatedTree: null, failures: 0, task: null } }));
+      const saved = await records.save(
+        await refreshStatus(this.driver, { ...worker, gate: { validatedTree: null, failures: 0, task: null } }),
+      );
       await records.event(id, "task_started", { previous: previous.status });
       records.emitDown(id);
       return saved;

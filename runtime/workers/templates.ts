@@ -13,7 +13,8 @@ export interface WorkerTemplate {
  */
 export const TEMPLATES: Readonly<Record<string, WorkerTemplate>> = Object.freeze({
   api: {
-    description: "A backend service: room for a test database in-process and a full test suite (2 CPUs, 3 GB, 1024 processes).",
+    description:
+      "A backend service: room for a test database in-process and a full test suite (2 CPUs, 3 GB, 1024 processes).",
     permissions: {},
     resources: { cpus: 2, memoryMb: 3072, pids: 1024, tmpMb: 1024 },
   },
@@ -33,7 +34,8 @@ export const TEMPLATES: Readonly<Record<string, WorkerTemplate>> = Object.freeze
     resources: { cpus: 1, memoryMb: 2048, pids: 512, tmpMb: 512 },
   },
   mcp: {
-    description: "An MCP server: starts and exercises its own server processes (1 CPU, 2 GB, 512 processes); no network beyond loopback.",
+    description:
+      "An MCP server: starts and exercises its own server processes (1 CPU, 2 GB, 512 processes); no network beyond loopback.",
     permissions: {},
     resources: { cpus: 1, memoryMb: 2048, pids: 512, tmpMb: 512 },
   },

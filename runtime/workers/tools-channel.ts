@@ -135,7 +135,13 @@ export class ToolsChannels {
   ) {}
 
   /** Runs a control mode in the container and validates its answer against `schema`. */
-  async call<T>(containerId: string, mode: string, args: readonly string[], schema: z.ZodType<T, unknown>, options: { input?: string; timeoutMs: number }): Promise<T> {
+  async call<T>(
+    containerId: string,
+    mode: string,
+    args: readonly string[],
+    schema: z.ZodType<T, unknown>,
+    options: { input?: string; timeoutMs: number },
+  ): Promise<T> {
     let value: unknown;
     try {
       const channel = await this.open(containerId);
@@ -164,7 +170,13 @@ export class ToolsChannels {
             this.idleMs,
             () => this.forget(containerId, channel),
             // As the container's root, which owns the channel's process.
-            async (pid) => void (await this.driver.exec(containerId, { argv: ["kill", "-KILL", String(pid)], user: TOOLS_EXEC.user, workingDir: "/", timeoutMs: 10_000 })),
+            async (pid) =>
+              void (await this.driver.exec(containerId, {
+                argv: ["kill", "-KILL", String(pid)],
+                user: TOOLS_EXEC.user,
+                workingDir: "/",
+                timeoutMs: 10_000,
+              })),
           ),
         (error: unknown) => {
           this.forget(containerId, channel);

@@ -35,7 +35,10 @@ export interface CreationContext {
  * 403) happens before any side effect. Returns the secret values to redact from then on,
  * and why the worker does not run under runsc when the default rule could not pick it.
  */
-export async function planWorker(input: CreateWorkerInput, context: CreationContext): Promise<{ worker: Worker; secrets: string[]; runtimeNote: string | undefined }> {
+export async function planWorker(
+  input: CreateWorkerInput,
+  context: CreationContext,
+): Promise<{ worker: Worker; secrets: string[]; runtimeNote: string | undefined }> {
   const policy = policyFromInput(input.permissions, context.dataDir);
   await assertGrantsExist(policy);
   const bindSources = await admitBindSources(policy, context.hostEnv);
@@ -48,9 +51,18 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
   const repoReal = await realpath(input.repo).catch(() => input.repo);
   const dataReal = await realpath(context.dataDir).catch(() => context.dataDir);
   if (isInside(repoReal, dataReal)) {
-    throw new AppError("invalid_input", `repo: "${input.repo}" is inside workcell's data directory (workspaces live there, and the host never runs git in them). Give the path of your own repository.`, { details: { field: "repo" } });
+    throw new AppError(
+      "invalid_input",
+      `repo: "${input.repo}" is inside workcell's data directory (workspaces live there, and the host never runs git in them). Give the path of your own repository.`,
+      { details: { field: "repo" } },
+    );
   }
-  const runtime = chooseRuntime({ requested: input.runtime, configured: context.configuredRuntime, needs: runtimeNeedsOf(policy), catalog: context.runtimes });
+  const runtime = chooseRuntime({
+    requested: input.runtime,
+    configured: context.configuredRuntime,
+    needs: runtimeNeedsOf(policy),
+    catalog: context.runtimes,
+  });
   const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
   const id = await context.newId();
   const prefix = input.name ?? "agent";
@@ -81,6 +93,10 @@ export async function planWorker(input: CreateWorkerInput, context: CreationCont
     objectDirs: [...source.objectDirs],
     bindSources,
   };
-  const secrets = [...Object.values(input.env ?? {}), ...Object.values(admitted.env), ...Object.values(input.agent?.env ?? {})];
+  const secrets = [
+    ...Object.values(input.env ?? {}),
+    ...Object.values(admitted.env),
+    ...Object.values(input.agent?.env ?? {}),
+  ];
   return { worker, secrets, runtimeNote: runtime.note };
 }

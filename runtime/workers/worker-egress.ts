@@ -41,7 +41,9 @@ export class WorkerEgress {
 
   /** Starts the worker's proxy unless it runs already. */
   async ensure(workerId: string): Promise<void> {
-    await this.proxies.ensure(workerId, this.deps.socketPath(workerId), (host, port) => this.decide(workerId, host, port));
+    await this.proxies.ensure(workerId, this.deps.socketPath(workerId), (host, port) =>
+      this.decide(workerId, host, port),
+    );
   }
 
   async close(workerId: string): Promise<void> {
@@ -61,18 +63,27 @@ export class WorkerEgress {
   /** Waits until the container's forwarder accepts connections, so the first command after a start never races it. */
   async waitForForwarder(containerId: string): Promise<void> {
     for (let attempt = 0; attempt < FORWARDER_WAIT_ATTEMPTS; attempt += 1) {
-      const probe = await this.deps.driver.exec(containerId, { argv: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128"] });
+      const probe = await this.deps.driver.exec(containerId, {
+        argv: ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/3128"],
+      });
       if (probe.exitCode === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new AppError("internal", "The worker's egress forwarder did not start within 10 s; check the container's logs.");
+    throw new AppError(
+      "internal",
+      "The worker's egress forwarder did not start within 10 s; check the container's logs.",
+    );
   }
 
   private async decide(workerId: string, host: string, port: number) {
     const policy = this.policies.get(workerId);
-    if (policy === undefined) return { allowed: false as const, message: "PermissionDenied: the worker is not running" };
+    if (policy === undefined)
+      return { allowed: false as const, message: "PermissionDenied: the worker is not running" };
     const decision = decideEgress(policy, host, port);
-    if (decision.allowed && decision.audited) void this.deps.recordAudit(workerId, [{ kind: "net", target: `${host.includes(":") ? `[${host}]` : host}:${port}` }]).catch(() => undefined);
+    if (decision.allowed && decision.audited)
+      void this.deps
+        .recordAudit(workerId, [{ kind: "net", target: `${host.includes(":") ? `[${host}]` : host}:${port}` }])
+        .catch(() => undefined);
     if (!decision.allowed && this.prompter !== undefined && shouldPromptEgress(policy, host, port)) {
       const target = `${host.includes(":") ? `[${host}]` : host}:${port}`;
       return (await this.prompter(workerId, target)) ? { allowed: true as const } : decision;

@@ -63,7 +63,13 @@ export class WorkerLauncher {
     await verifyBindSources(worker.id, worker.permissions, worker.bindSources);
     await driver.start(containerId);
     if (usesEgressProxy(worker.permissions)) await egress.waitForForwarder(containerId);
-    const started: Worker = { ...worker, containerId, status: "running", error: undefined, startedAt: isoNow(records.clock) };
+    const started: Worker = {
+      ...worker,
+      containerId,
+      status: "running",
+      error: undefined,
+      startedAt: isoNow(records.clock),
+    };
     delete started.pendingRestart;
     delete started.stopReason;
     records.touch(worker.id);
@@ -77,8 +83,16 @@ export class WorkerLauncher {
    * default rule decides again, so a changed policy or engine is honoured at each start.
    */
   withRuntime(worker: Worker): Worker {
-    const requested = worker.runtimeSource === "requested" || (worker.runtimeSource === undefined && worker.runtime !== undefined) ? worker.runtime : undefined;
-    const choice = chooseRuntime({ requested, configured: this.deps.configuredRuntime, needs: runtimeNeedsOf(worker.permissions), catalog: this.deps.runtimes });
+    const requested =
+      worker.runtimeSource === "requested" || (worker.runtimeSource === undefined && worker.runtime !== undefined)
+        ? worker.runtime
+        : undefined;
+    const choice = chooseRuntime({
+      requested,
+      configured: this.deps.configuredRuntime,
+      needs: runtimeNeedsOf(worker.permissions),
+      catalog: this.deps.runtimes,
+    });
     return { ...worker, runtime: choice.runtime, runtimeSource: choice.source };
   }
 

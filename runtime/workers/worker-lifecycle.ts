@@ -5,7 +5,13 @@ import { LABEL_INSTANCE, usesEgressProxy } from "../docker/container-spec.js";
 import type { RuntimeCatalog } from "../docker/runtime-choice.js";
 import { AppError } from "../errors/app-error.js";
 import { pinBase, unpinBase } from "../git/source-repo.js";
-import { createDiskImage, disposeWorkspace, mountDiskImage, releaseOrphanImages, unmountWorkspace } from "../workspace/disk-image.js";
+import {
+  createDiskImage,
+  disposeWorkspace,
+  mountDiskImage,
+  releaseOrphanImages,
+  unmountWorkspace,
+} from "../workspace/disk-image.js";
 import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
 import type { McpStandby } from "./mcp-standby.js";
 import { claimPoolSlot, isPoolable } from "./pool-claim.js";
@@ -75,7 +81,11 @@ export class LifecycleController implements WorkerLifecycle {
       await writePolicyFile(records.runDir(worker.id), worker.permissions, worker.approvals).catch(() => undefined);
       // After a reboot the image is there but not mounted; a container must never get the bare directory.
       if (worker.diskEnforcement === "image") {
-        await mountDiskImage(worker.workspace).catch((error: unknown) => records.event(worker.id, "workspace_mount_failed", { reason: error instanceof Error ? error.message : String(error) }));
+        await mountDiskImage(worker.workspace).catch((error: unknown) =>
+          records.event(worker.id, "workspace_mount_failed", {
+            reason: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
       if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await egress.ensure(worker.id);
     }
@@ -95,8 +105,15 @@ export class LifecycleController implements WorkerLifecycle {
     return records.lock.run(id, async () => {
       const worker = await records.load(id);
       if (worker.diskEnforcement === "image") await mountDiskImage(worker.workspace);
-      const exists = await stat(worker.workspace).then((s) => s.isDirectory(), () => false);
-      if (!exists) throw new AppError("conflict", `The workspace of worker ${id} is gone (${worker.workspace}); it cannot be started. Remove the worker and create a new one.`);
+      const exists = await stat(worker.workspace).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (!exists)
+        throw new AppError(
+          "conflict",
+          `The workspace of worker ${id} is gone (${worker.workspace}); it cannot be started. Remove the worker and create a new one.`,
+        );
       const started = await this.deps.launcher.launch({ ...worker, desired: "running" });
       await records.event(id, "started");
       return started;
@@ -152,11 +169,17 @@ export class LifecycleController implements WorkerLifecycle {
 
   /** Refuses a name another worker has, or is being created with: a name must find one worker. */
   private async claimName(name: string): Promise<void> {
-    const holder = this.namesInCreation.has(name) ? "being created" : (await this.deps.records.store.listWorkers()).find((worker) => worker.name === name)?.id;
+    const holder = this.namesInCreation.has(name)
+      ? "being created"
+      : (await this.deps.records.store.listWorkers()).find((worker) => worker.name === name)?.id;
     if (holder !== undefined) {
-      throw new AppError("conflict", `name: a worker named "${name}" exists already (${holder}). Choose another name, or remove that worker first.`, {
-        details: { field: "name", worker: holder },
-      });
+      throw new AppError(
+        "conflict",
+        `name: a worker named "${name}" exists already (${holder}). Choose another name, or remove that worker first.`,
+        {
+          details: { field: "name", worker: holder },
+        },
+      );
     }
     this.namesInCreation.add(name);
   }
@@ -176,18 +199,29 @@ export class LifecycleController implements WorkerLifecycle {
     });
     records.addSecrets(secrets);
     const { id } = worker;
-    const slot = pools !== undefined && isPoolable(worker, this.deps.defaultImage, pools.runtime) ? await pools.claim(worker.repo) : undefined;
+    const slot =
+      pools !== undefined && isPoolable(worker, this.deps.defaultImage, pools.runtime)
+        ? await pools.claim(worker.repo)
+        : undefined;
     if (slot !== undefined) {
       const claimDeps = { records, driver, egress: this.deps.egress, owner: this.deps.workspaceOwner };
-      const claimed = await records.lock.run(id, () => claimPoolSlot(claimDeps, worker, slot)).catch(async (error: unknown) => {
-        records.event(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) }).catch(() => undefined);
-        return undefined;
-      });
+      const claimed = await records.lock
+        .run(id, () => claimPoolSlot(claimDeps, worker, slot))
+        .catch(async (error: unknown) => {
+          records
+            .event(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) })
+            .catch(() => undefined);
+          return undefined;
+        });
       if (claimed !== undefined) return claimed;
     }
     return records.lock.run(id, async () => {
       if (input.image !== undefined && !(await driver.imageExists(input.image))) {
-        throw new AppError("invalid_input", `image: "${input.image}" does not exist on the Docker engine. Build or pull it first, or omit image to use the sandbox image.`, { details: { field: "image" } });
+        throw new AppError(
+          "invalid_input",
+          `image: "${input.image}" does not exist on the Docker engine. Build or pull it first, or omit image to use the sandbox image.`,
+          { details: { field: "image" } },
+        );
       }
       try {
         await pinBase(worker.repo, id, worker.baseCommit);
@@ -206,7 +240,12 @@ export class LifecycleController implements WorkerLifecycle {
         ]);
         if (cloned.status === "rejected") throw cloned.reason;
         if (launched.status === "rejected") throw launched.reason;
-        await records.event(id, "created", { branch: worker.branch, baseCommit: worker.baseCommit, runtime: worker.runtime, ...(runtimeNote === undefined ? {} : { runtimeNote }) });
+        await records.event(id, "created", {
+          branch: worker.branch,
+          baseCommit: worker.baseCommit,
+          runtime: worker.runtime,
+          ...(runtimeNote === undefined ? {} : { runtimeNote }),
+        });
         return launched.value;
       } catch (error) {
         await this.discard(worker);

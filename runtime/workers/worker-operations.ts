@@ -47,7 +47,12 @@ export interface OperationContext {
  * against the policy here, the program and cwd checked in the container, timeout and output
  * caps applied there.
  */
-export async function execInWorker(context: OperationContext, worker: Worker, containerId: string, request: ExecRequest): Promise<ExecResponse> {
+export async function execInWorker(
+  context: OperationContext,
+  worker: Worker,
+  containerId: string,
+  request: ExecRequest,
+): Promise<ExecResponse> {
   const admitted = admitEnv(worker.permissions, request.env ?? {}, {});
   context.addSecrets(Object.values(request.env ?? {}));
   if (admitted.refused.length > 0) {
@@ -57,14 +62,26 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
         details: { kind: "env", names: admitted.refused },
       });
     }
-    await context.recordAudit(worker.id, admitted.refused.map((target) => ({ kind: "env", target })), "host");
+    await context.recordAudit(
+      worker.id,
+      admitted.refused.map((target) => ({ kind: "env", target })),
+      "host",
+    );
   }
   const timeoutMs = request.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
-  const runRequest: RunRequest = { ...request, env: admitted.env, timeoutMs, maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES };
+  const runRequest: RunRequest = {
+    ...request,
+    env: admitted.env,
+    timeoutMs,
+    maxOutputBytes: DEFAULT_EXEC_MAX_OUTPUT_BYTES,
+  };
   const payload = JSON.stringify(runRequest);
   const release = await context.admit(worker.id, AbortSignal.timeout(MAX_ADMISSION_WAIT_MS), timeoutMs + EXEC_GRACE_MS);
   try {
-    const { audit, ...result } = await context.channels.call(containerId, "run", [], ExecResultSchema, { input: payload, timeoutMs: timeoutMs + EXEC_GRACE_MS });
+    const { audit, ...result } = await context.channels.call(containerId, "run", [], ExecResultSchema, {
+      input: payload,
+      timeoutMs: timeoutMs + EXEC_GRACE_MS,
+    });
     if (audit.length > 0) await context.recordAudit(worker.id, audit, "sandbox");
     await context.event(worker.id, "exec", {
       command: request.command,
@@ -78,10 +95,18 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
     return result;
   } catch (error) {
     if (error instanceof AppError && error.code === "permission_denied") {
-      await context.event(worker.id, "permission_denied", { via: "exec", command: request.command, message: error.message });
+      await context.event(worker.id, "permission_denied", {
+        via: "exec",
+        command: request.command,
+        message: error.message,
+      });
     }
     if (error instanceof AppError && error.code === "timeout") {
-      throw new AppError("timeout", `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time; it was killed. Check the worker's state.`, { cause: error });
+      throw new AppError(
+        "timeout",
+        `The command did not finish within ${timeoutMs} ms and the sandbox did not answer in time; it was killed. Check the worker's state.`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {
@@ -91,11 +116,19 @@ export async function execInWorker(context: OperationContext, worker: Worker, co
 
 /** Everything that changed in the worker since its base, computed inside the container. */
 export function diffWorker(context: OperationContext, worker: Worker, containerId: string): Promise<DiffResult> {
-  return context.channels.call(containerId, "diff", [worker.baseCommit], DiffResultSchema, { timeoutMs: DIFF_DEADLINE_MS });
+  return context.channels.call(containerId, "diff", [worker.baseCommit], DiffResultSchema, {
+    timeoutMs: DIFF_DEADLINE_MS,
+  });
 }
 
 /** Brings the worker's branch into the source repository (see exportBranch). */
-export async function exportWorker(context: OperationContext, worker: Worker, containerId: string, branch: string | undefined, signal?: AbortSignal): Promise<ExportResult> {
+export async function exportWorker(
+  context: OperationContext,
+  worker: Worker,
+  containerId: string,
+  branch: string | undefined,
+  signal?: AbortSignal,
+): Promise<ExportResult> {
   const scratch = path.join(context.dataDir, "tmp");
   await mkdir(scratch, { recursive: true, mode: 0o700 });
   const result = await exportBranch(context.driver, containerId, worker, branch ?? worker.branch, scratch, signal);

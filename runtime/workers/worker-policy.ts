@@ -1,7 +1,14 @@
 import { chmod, mkdir, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
-import { denyOverlays, mountsFor, normalizePolicy, PolicyError, type PermissionsInput, type Policy } from "../permissions/policy.js";
+import {
+  denyOverlays,
+  mountsFor,
+  normalizePolicy,
+  PolicyError,
+  type PermissionsInput,
+  type Policy,
+} from "../permissions/policy.js";
 import { POLICY_FILE_NAME, PROXY_SOCKET_NAME } from "../../contract/container.js";
 import { toPolicyFile, type PolicyApprovals } from "../../contract/policy.js";
 
@@ -10,7 +17,8 @@ export function policyFromInput(input: PermissionsInput | undefined, dataDir: st
   try {
     return normalizePolicy(input, { dataDir });
   } catch (error) {
-    if (error instanceof PolicyError) throw new AppError("invalid_input", error.message, { details: { field: `permissions.${error.field}` } });
+    if (error instanceof PolicyError)
+      throw new AppError("invalid_input", error.message, { details: { field: `permissions.${error.field}` } });
     throw error;
   }
 }
@@ -23,12 +31,19 @@ export function toPermissionsInput(policy: Policy): PermissionsInput {
 /** Refuses grants of host paths that do not exist (Docker would silently create them). */
 export async function assertGrantsExist(policy: Policy): Promise<void> {
   for (const mount of mountsFor(policy)) {
-    const exists = await stat(mount.source).then(() => true, () => false);
+    const exists = await stat(mount.source).then(
+      () => true,
+      () => false,
+    );
     if (!exists) {
       const field = mount.readOnly ? "read" : "write";
-      throw new AppError("invalid_input", `permissions.${field}: "${mount.source}" does not exist on the control plane's host. Create it first or remove it from the grant.`, {
-        details: { field: `permissions.${field}` },
-      });
+      throw new AppError(
+        "invalid_input",
+        `permissions.${field}: "${mount.source}" does not exist on the control plane's host. Create it first or remove it from the grant.`,
+        {
+          details: { field: `permissions.${field}` },
+        },
+      );
     }
   }
 }

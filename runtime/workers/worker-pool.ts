@@ -55,11 +55,17 @@ export interface PoolDeps {
  * Removes what a previous run left: pool containers no worker claimed (`claimed` are the
  * container ids workers own) and every slot directory. Call once, before any pool fills.
  */
-export async function clearPoolLeftovers(driver: ContainerDriver, instance: string, dataDir: string, claimed: ReadonlySet<string>): Promise<void> {
+export async function clearPoolLeftovers(
+  driver: ContainerDriver,
+  instance: string,
+  dataDir: string,
+  claimed: ReadonlySet<string>,
+): Promise<void> {
   const leftovers = await driver.list({ [LABEL_INSTANCE]: instance, [LABEL_POOL]: "true" });
   for (const container of leftovers) if (!claimed.has(container.id)) await driver.remove(container.id);
   const poolDir = path.join(dataDir, "pool");
-  for (const slot of await readdir(poolDir).catch(() => [])) await unmountWorkspace(path.join(poolDir, slot, "workspace"));
+  for (const slot of await readdir(poolDir).catch(() => []))
+    await unmountWorkspace(path.join(poolDir, slot, "workspace"));
   await rm(poolDir, { recursive: true, force: true });
 }
 
@@ -157,7 +163,11 @@ export class WorkerPool {
           if (this.closed || this.ready.length >= this.size) await this.discard(slot);
           else this.ready.push(slot);
         })
-        .catch((error: unknown) => this.deps.log(`warm pool: could not prepare a container: ${error instanceof Error ? error.message : String(error)}`))
+        .catch((error: unknown) =>
+          this.deps.log(
+            `warm pool: could not prepare a container: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        )
         .finally(() => this.inflight.delete(preparing));
       this.inflight.add(preparing);
     }
@@ -177,7 +187,10 @@ export class WorkerPool {
     try {
       // The clone goes into the mounted directory while the container starts: nothing in it
       // reads the workspace before a claim.
-      const [started, cloned] = await Promise.allSettled([this.startSlot(id, dir, workspace), this.cloneInto(id, workspace)]);
+      const [started, cloned] = await Promise.allSettled([
+        this.startSlot(id, dir, workspace),
+        this.cloneInto(id, workspace),
+      ]);
       if (started.status === "rejected") {
         throw started.reason;
       }
@@ -231,8 +244,18 @@ export class WorkerPool {
       env: {},
       objectDirs: [],
     };
-    const spec = buildContainerSpec(placeholder, { instance: this.deps.instance, user: this.deps.user, hostCpus: this.deps.hostCpus, runDir: path.join(dir, "run"), hidden: [] });
-    const containerId = await this.deps.driver.create({ ...spec, name: `workcell-${id}`, labels: { ...spec.labels, [LABEL_POOL]: "true" } });
+    const spec = buildContainerSpec(placeholder, {
+      instance: this.deps.instance,
+      user: this.deps.user,
+      hostCpus: this.deps.hostCpus,
+      runDir: path.join(dir, "run"),
+      hidden: [],
+    });
+    const containerId = await this.deps.driver.create({
+      ...spec,
+      name: `workcell-${id}`,
+      labels: { ...spec.labels, [LABEL_POOL]: "true" },
+    });
     await this.deps.driver.start(containerId);
     // A claimed worker has no gate state yet: its first session gets exactly this server.
     this.deps.standby?.prime(containerId, []);

@@ -12,13 +12,21 @@ export const MAX_POOL_SIZE = 64;
 export const PoolInputSchema = z
   .object({
     repo: z.string().min(1).describe("Path of a git repository on the control plane's host"),
-    size: z.number().int().min(0).max(MAX_POOL_SIZE).describe("Clones kept ready in started containers; 0 ends the repository's pool"),
+    size: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_POOL_SIZE)
+      .describe("Clones kept ready in started containers; 0 ends the repository's pool"),
   })
   .strict();
 
 /** One warm pool as status shows it. */
 export const PoolStatusSchema = z.object({
-  repo: z.string().optional().describe("The repository whose clones the slots hold (real path); absent for the pool of empty slots"),
+  repo: z
+    .string()
+    .optional()
+    .describe("The repository whose clones the slots hold (real path); absent for the pool of empty slots"),
   size: z.number().int(),
   ready: z.number().int().describe("Slots ready to be claimed now"),
 });
@@ -68,7 +76,11 @@ export class WorkerPools {
    */
   async setRepoPool(repo: string, size: number): Promise<PoolStatus> {
     if (!Number.isInteger(size) || size < 0 || size > MAX_POOL_SIZE) {
-      throw new AppError("invalid_input", `size: expected a whole number from 0 to ${MAX_POOL_SIZE}, received ${JSON.stringify(size)}. 0 ends the repository's pool.`, { details: { field: "size" } });
+      throw new AppError(
+        "invalid_input",
+        `size: expected a whole number from 0 to ${MAX_POOL_SIZE}, received ${JSON.stringify(size)}. 0 ends the repository's pool.`,
+        { details: { field: "size" } },
+      );
     }
     const real = await resolvePoolRepo(repo, "repo");
     const existing = this.forRepo(real);
@@ -100,7 +112,11 @@ export class WorkerPools {
   }
 
   status(): PoolStatus[] {
-    return this.pools.map((pool) => ({ ...(pool.repo === undefined ? {} : { repo: pool.repo }), size: pool.capacity, ready: pool.available }));
+    return this.pools.map((pool) => ({
+      ...(pool.repo === undefined ? {} : { repo: pool.repo }),
+      size: pool.capacity,
+      ready: pool.available,
+    }));
   }
 
   async close(): Promise<void> {
@@ -118,7 +134,11 @@ export async function resolvePoolRepo(repo: string, origin: "WORKCELL_POOL_REPOS
     await inspectSourceRepo(repo, "HEAD");
   } catch (error) {
     const reason = error instanceof Error ? error.message.replace(/^(repo|baseRef): /, "") : String(error);
-    throw new AppError("invalid_input", `${origin}: ${reason}${origin === "WORKCELL_POOL_REPOS" ? " Fix the entry or remove it." : ""}`, { details: { field: origin } });
+    throw new AppError(
+      "invalid_input",
+      `${origin}: ${reason}${origin === "WORKCELL_POOL_REPOS" ? " Fix the entry or remove it." : ""}`,
+      { details: { field: origin } },
+    );
   }
   return realpath(repo);
 }

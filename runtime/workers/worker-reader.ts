@@ -24,7 +24,9 @@ export class WorkerReader implements WorkerLookup {
     // and saving it back would undo what the lock holder just wrote. A worker whose lock is
     // held answers from stored state: list never waits behind a stuck operation.
     const refreshed = await Promise.all(workers.map((worker) => this.refreshOrStored(worker.id)));
-    return refreshed.filter((worker): worker is Worker => worker !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return refreshed
+      .filter((worker): worker is Worker => worker !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async get(id: string): Promise<Worker> {
@@ -35,10 +37,19 @@ export class WorkerReader implements WorkerLookup {
     const byId = await this.records.store.getWorker(ref);
     if (byId !== undefined) return this.get(byId.id);
     const named = (await this.records.store.listWorkers()).filter((worker) => worker.name === ref);
-    if (named.length === 0) throw new AppError("not_found", `No worker with id or name "${ref.slice(0, 64)}". List the workers to see their ids and names.`, { details: { action: "list_workers" } });
+    if (named.length === 0)
+      throw new AppError(
+        "not_found",
+        `No worker with id or name "${ref.slice(0, 64)}". List the workers to see their ids and names.`,
+        { details: { action: "list_workers" } },
+      );
     if (named.length > 1) {
       const ids = named.map((worker) => worker.id);
-      throw new AppError("conflict", `${named.length} workers are named "${ref.slice(0, 64)}" (${ids.join(", ")}). Use the id of the one you mean.`, { details: { workers: ids } });
+      throw new AppError(
+        "conflict",
+        `${named.length} workers are named "${ref.slice(0, 64)}" (${ids.join(", ")}). Use the id of the one you mean.`,
+        { details: { workers: ids } },
+      );
     }
     return this.get((named[0] as Worker).id);
   }
@@ -46,9 +57,14 @@ export class WorkerReader implements WorkerLookup {
   async requireRunning(id: string): Promise<{ worker: Worker; containerId: string }> {
     const worker = await this.get(id);
     // A worker whose task failed is "failed" but its container still serves inspection.
-    const taskFailedButUp = worker.gate?.task?.status === "failed" && worker.containerId !== undefined && (await this.driver.inspect(worker.containerId))?.running === true;
+    const taskFailedButUp =
+      worker.gate?.task?.status === "failed" &&
+      worker.containerId !== undefined &&
+      (await this.driver.inspect(worker.containerId))?.running === true;
     if ((worker.status !== "running" && !taskFailedButUp) || worker.containerId === undefined) {
-      throw new AppError("conflict", `Worker ${id} is ${worker.status}, not running. Start it first.`, { details: { status: worker.status, action: "start_worker", worker: id } });
+      throw new AppError("conflict", `Worker ${id} is ${worker.status}, not running. Start it first.`, {
+        details: { status: worker.status, action: "start_worker", worker: id },
+      });
     }
     return { worker, containerId: worker.containerId };
   }
@@ -58,7 +74,11 @@ export class WorkerReader implements WorkerLookup {
     const refreshed = await refreshStatus(this.driver, worker, STATUS_INSPECT_DEADLINE_MS);
     if (refreshed === worker) return worker;
     if (refreshed.status !== worker.status) {
-      await this.records.event(worker.id, "status_changed", { from: worker.status, to: refreshed.status, error: refreshed.error });
+      await this.records.event(worker.id, "status_changed", {
+        from: worker.status,
+        to: refreshed.status,
+        error: refreshed.error,
+      });
     }
     return this.records.save(refreshed);
   }
@@ -77,7 +97,10 @@ export class WorkerReader implements WorkerLookup {
         return current === undefined ? undefined : this.refresh(current);
       });
       if (refreshed !== undefined) return refreshed;
-      const idle = await raceAbort(lock.whenIdle(id), waited).then(() => true, () => false);
+      const idle = await raceAbort(lock.whenIdle(id), waited).then(
+        () => true,
+        () => false,
+      );
       if (!idle) return store.getWorker(id);
     }
   }

@@ -31,7 +31,10 @@ export class WorkerRecords implements WorkerActivity {
   /** The stored worker; not_found (with how to list them) when there is none. */
   async load(id: string): Promise<Worker> {
     const worker = await this.store.getWorker(id);
-    if (worker === undefined) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}". List the workers to see their ids.`, { details: { action: "list_workers" } });
+    if (worker === undefined)
+      throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}". List the workers to see their ids.`, {
+        details: { action: "list_workers" },
+      });
     return worker;
   }
 

@@ -9,18 +9,31 @@ import type { Worker, WorkerStatus } from "./worker.js";
  * The status a worker should show given what the operator asked for and what the engine
  * reports: a container that is not running although it should be is a failure.
  */
-export function deriveStatus(worker: Worker, container: ContainerState | undefined): { status: WorkerStatus; error?: string } {
+export function deriveStatus(
+  worker: Worker,
+  container: ContainerState | undefined,
+): { status: WorkerStatus; error?: string } {
   if (worker.status === "starting" && container === undefined) return { status: "starting" };
   if (worker.desired === "stopped") return { status: "stopped" };
   if (container === undefined) {
-    return { status: "failed", error: "The worker's container no longer exists. Starting the worker recreates it on the same workspace." };
+    return {
+      status: "failed",
+      error: "The worker's container no longer exists. Starting the worker recreates it on the same workspace.",
+    };
   }
   if (container.running) {
     const task = worker.gate?.task;
-    return task?.status === "failed" ? { status: "failed", error: `Task failed: ${task.reason ?? "no reason given"}` } : { status: "running" };
+    return task?.status === "failed"
+      ? { status: "failed", error: `Task failed: ${task.reason ?? "no reason given"}` }
+      : { status: "running" };
   }
-  const why = container.oomKilled ? "was killed for exceeding its memory limit" : `exited with code ${container.exitCode}`;
-  return { status: "failed", error: `The worker's container ${why}. Its workspace is intact; starting the worker again restarts it.` };
+  const why = container.oomKilled
+    ? "was killed for exceeding its memory limit"
+    : `exited with code ${container.exitCode}`;
+  return {
+    status: "failed",
+    error: `The worker's container ${why}. Its workspace is intact; starting the worker again restarts it.`,
+  };
 }
 
 /**
@@ -51,7 +64,12 @@ function withStatus(worker: Worker, container: ContainerState | undefined): Work
  * worker are removed; stored workers whose container is gone are marked failed (their
  * workspace stays, and start recreates the container). Each mismatch is handled once.
  */
-export async function reconcileWorkers(store: StateStore, driver: ContainerDriver, labels: Record<string, string>, clock: Clock = systemClock): Promise<{ adopted: number; orphansRemoved: number; missing: number }> {
+export async function reconcileWorkers(
+  store: StateStore,
+  driver: ContainerDriver,
+  labels: Record<string, string>,
+  clock: Clock = systemClock,
+): Promise<{ adopted: number; orphansRemoved: number; missing: number }> {
   const [workers, containers] = await Promise.all([store.listWorkers(), driver.list(labels)]);
   // A container belongs to a worker by its label, or — for one claimed from the warm pool,
   // labelled before its worker existed — by the id the worker recorded.
@@ -60,7 +78,11 @@ export async function reconcileWorkers(store: StateStore, driver: ContainerDrive
     const claimed = containers.find((container) => container.id === worker.containerId);
     if (claimed !== undefined) byWorker.set(worker.id, claimed);
   }
-  const owned = new Set([...byWorker.entries()].filter(([id]) => workers.some((worker) => worker.id === id)).map(([, container]) => container.id));
+  const owned = new Set(
+    [...byWorker.entries()]
+      .filter(([id]) => workers.some((worker) => worker.id === id))
+      .map(([, container]) => container.id),
+  );
   let orphansRemoved = 0;
   for (const container of containers) {
     if (!owned.has(container.id)) {
@@ -76,7 +98,10 @@ export async function reconcileWorkers(store: StateStore, driver: ContainerDrive
     else adopted += 1;
     const adoptedWorker: Worker = container === undefined ? { ...worker } : { ...worker, containerId: container.id };
     if (container === undefined) delete adoptedWorker.containerId;
-    const next = deriveStatus(adoptedWorker.status === "starting" ? { ...adoptedWorker, status: "failed" } : adoptedWorker, container === undefined ? undefined : await driver.inspect(container.id));
+    const next = deriveStatus(
+      adoptedWorker.status === "starting" ? { ...adoptedWorker, status: "failed" } : adoptedWorker,
+      container === undefined ? undefined : await driver.inspect(container.id),
+    );
     const updated = { ...adoptedWorker, status: next.status, updatedAt: isoNow(clock) };
     if (next.error === undefined) delete updated.error;
     else updated.error = next.error;

@@ -15,9 +15,25 @@ export const ResourcesSchema = z
     memoryMb: z.number().int().min(64).max(1_048_576).optional().describe("Memory limit in MB (swap included)"),
     pids: z.number().int().min(16).max(1_000_000).optional().describe("Maximum number of processes"),
     tmpMb: z.number().int().min(1).max(65_536).optional().describe("Size of the /tmp tmpfs in MB"),
-    diskMb: z.number().int().min(10).max(10_485_760).optional().describe("Workspace size limit in MB: writes past it fail with ENOSPC (see diskEnforcement)"),
-    timeoutMs: z.number().int().min(1_000).optional().describe("Lifetime limit: the worker is stopped this long after it starts"),
-    idleTimeoutMs: z.number().int().min(1_000).optional().describe("The worker is stopped after no tool call or exec for this long"),
+    diskMb: z
+      .number()
+      .int()
+      .min(10)
+      .max(10_485_760)
+      .optional()
+      .describe("Workspace size limit in MB: writes past it fail with ENOSPC (see diskEnforcement)"),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .optional()
+      .describe("Lifetime limit: the worker is stopped this long after it starts"),
+    idleTimeoutMs: z
+      .number()
+      .int()
+      .min(1_000)
+      .optional()
+      .describe("The worker is stopped after no tool call or exec for this long"),
   })
   .strict();
 export type Resources = z.infer<typeof ResourcesSchema>;
@@ -29,7 +45,10 @@ const KEBAB = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 export const AgentSpecSchema = z
   .object({
     command: z.array(z.string().min(1)).min(1).max(64).describe("argv of the agent program, run inside the worker"),
-    env: z.record(z.string().regex(ENV_NAME), z.string().max(32_768)).optional().describe("Extra environment for the agent"),
+    env: z
+      .record(z.string().regex(ENV_NAME), z.string().max(32_768))
+      .optional()
+      .describe("Extra environment for the agent"),
   })
   .strict();
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
@@ -37,7 +56,13 @@ export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 /** What a worker is created from (the body of a creation request). */
 export const CreateWorkerInputSchema = z
   .object({
-    repo: z.string().min(1).refine((value) => value.startsWith("/"), "must be an absolute path to a git repository on the control plane's host"),
+    repo: z
+      .string()
+      .min(1)
+      .refine(
+        (value) => value.startsWith("/"),
+        "must be an absolute path to a git repository on the control plane's host",
+      ),
     baseRef: z.string().min(1).max(256).optional(),
     name: z
       .string()
@@ -45,7 +70,11 @@ export const CreateWorkerInputSchema = z
       .regex(KEBAB, "must be kebab-case (lowercase letters, digits and single dashes), e.g. fix-login")
       .optional(),
     image: z.string().min(1).max(256).optional(),
-    runtime: z.string().regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc").max(64).optional(),
+    runtime: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, "must be the name of an OCI runtime the engine knows, e.g. runsc")
+      .max(64)
+      .optional(),
     permissions: PermissionsInputSchema.optional(),
     approvals: ApprovalSettingsInputSchema.optional(),
     model: z.string().min(1).max(200).optional().describe("The model the worker's agent should use (WORKCELL_MODEL)"),
@@ -75,7 +104,12 @@ export const WorkerSchema = z.object({
   runtimeSource: z.enum(["requested", "configured", "default"]).optional(),
   permissions: PolicySchema,
   /** Which tool calls need a reviewer, and how long a decision may take. */
-  approvals: ApprovalSettingsSchema.default({ tools: [], dangerousGit: true, timeoutMs: 10 * 60_000, onTimeout: "reject" }),
+  approvals: ApprovalSettingsSchema.default({
+    tools: [],
+    dangerousGit: true,
+    timeoutMs: 10 * 60_000,
+    onTimeout: "reject",
+  }),
   /** What audit mode recorded that enforce mode would have refused. */
   audit: z.array(AuditEntrySchema).default([]),
   /** Set when the container was made from an older policy; applies on the next start. */
@@ -119,7 +153,15 @@ export const WorkerSchema = z.object({
 export type Worker = z.infer<typeof WorkerSchema>;
 
 /** A worker as the API answers it: the stored fields minus what never leaves the control plane, plus derived ones. */
-export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs: true, bindSources: true, env: true, gate: true, audit: true, agent: true }).extend({
+export const PublicWorkerSchema = WorkerSchema.omit({
+  desired: true,
+  objectDirs: true,
+  bindSources: true,
+  env: true,
+  gate: true,
+  audit: true,
+  agent: true,
+}).extend({
   mcpUrl: z.string(),
   envNames: z.array(z.string()),
   network: z.enum(["none", "proxied", "bridged"]),
@@ -129,5 +171,9 @@ export const PublicWorkerSchema = WorkerSchema.omit({ desired: true, objectDirs:
 });
 
 /** What removing a worker answers: the workspace path only when it was kept. */
-export const RemoveResultSchema = z.object({ id: z.string(), status: z.literal("removed"), workspace: z.string().optional() });
+export const RemoveResultSchema = z.object({
+  id: z.string(),
+  status: z.literal("removed"),
+  workspace: z.string().optional(),
+});
 export type RemoveResult = z.infer<typeof RemoveResultSchema>;

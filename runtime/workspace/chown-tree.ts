@@ -22,7 +22,8 @@ export interface TreeEntryStats {
  */
 export function refuseForeignEntry(entry: TreeEntryStats, rootDev: number): string | undefined {
   if (entry.dev !== rootDev) return "is on another filesystem than the workspace (a mount or a foreign tree)";
-  if (entry.isFile() && entry.nlink !== 1) return `has ${entry.nlink} hard links, so its inode is shared with a file outside the workspace`;
+  if (entry.isFile() && entry.nlink !== 1)
+    return `has ${entry.nlink} hard links, so its inode is shared with a file outside the workspace`;
   return undefined;
 }
 
@@ -34,16 +35,28 @@ export function refuseForeignEntry(entry: TreeEntryStats, rootDev: number): stri
  */
 export async function chownTree(root: string, uid: number, gid: number): Promise<void> {
   const rootStats = await lstat(root);
-  if (!rootStats.isDirectory()) throw new AppError("internal", `Cannot hand ${root} to the sandbox user: expected a directory, found something else (a symlink?). Remove the worker and create it again.`);
+  if (!rootStats.isDirectory())
+    throw new AppError(
+      "internal",
+      `Cannot hand ${root} to the sandbox user: expected a directory, found something else (a symlink?). Remove the worker and create it again.`,
+    );
   const owned: string[] = [root];
   const pending: string[] = [root];
   for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
     const parent = dir;
-    const entries = await Promise.all((await readdir(parent)).map(async (name) => ({ entry: path.join(parent, name), stats: await lstat(path.join(parent, name)) })));
+    const entries = await Promise.all(
+      (await readdir(parent)).map(async (name) => ({
+        entry: path.join(parent, name),
+        stats: await lstat(path.join(parent, name)),
+      })),
+    );
     for (const { entry, stats } of entries) {
       const reason = refuseForeignEntry(stats, rootStats.dev);
       if (reason !== undefined) {
-        throw new AppError("internal", `Refusing to hand ${entry} to the sandbox user: it ${reason}. Expected only files the clone created for this workspace; nothing was chowned.`);
+        throw new AppError(
+          "internal",
+          `Refusing to hand ${entry} to the sandbox user: it ${reason}. Expected only files the clone created for this workspace; nothing was chowned.`,
+        );
       }
       owned.push(entry);
       if (stats.isDirectory()) pending.push(entry);

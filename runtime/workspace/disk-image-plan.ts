@@ -27,7 +27,9 @@ export interface DiskImagePlan {
 /** Size and inode count of the image that enforces `diskMb` (a whole number of MB, ≥ 1). */
 export function planDiskImage(diskMb: number): DiskImagePlan {
   if (!Number.isInteger(diskMb) || diskMb < 1) {
-    throw new RangeError(`diskMb must be a whole number of MB, at least 1; got ${String(diskMb)}. Pass resources.diskMb as an integer.`);
+    throw new RangeError(
+      `diskMb must be a whole number of MB, at least 1; got ${String(diskMb)}. Pass resources.diskMb as an integer.`,
+    );
   }
   const sizeBytes = diskMb * MIB;
   return { sizeBytes, inodes: Math.max(MIN_INODES, Math.floor(sizeBytes / BYTES_PER_INODE)) };
@@ -39,7 +41,21 @@ export function planDiskImage(diskMb: number): DiskImagePlan {
  * file is sparse), and no discard pass over a file that is already all holes.
  */
 export function buildMkfsArgs(imagePath: string, plan: DiskImagePlan): string[] {
-  return ["-q", "-F", "-t", "ext4", "-N", String(plan.inodes), "-m", "0", "-E", "lazy_itable_init=1,lazy_journal_init=1,nodiscard", "-L", "workcell", imagePath];
+  return [
+    "-q",
+    "-F",
+    "-t",
+    "ext4",
+    "-N",
+    String(plan.inodes),
+    "-m",
+    "0",
+    "-E",
+    "lazy_itable_init=1,lazy_journal_init=1,nodiscard",
+    "-L",
+    "workcell",
+    imagePath,
+  ];
 }
 
 /** Where the image of `workspace` lives: beside it, never inside it, so the sandbox cannot reach the raw file. */

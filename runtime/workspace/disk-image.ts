@@ -1,8 +1,30 @@
-import { access, chmod, constants, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, statfs } from "node:fs/promises";
+import {
+  access,
+  chmod,
+  constants,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  statfs,
+} from "node:fs/promises";
 import path from "node:path";
 import { execa } from "execa";
 import { AppError } from "../errors/app-error.js";
-import { buildMkfsArgs, imagePathOf, keptImagePathOf, keptPathOf, MOUNT_OPTIONS, planDiskImage, rateDiskUsage, type DiskUsage } from "./disk-image-plan.js";
+import {
+  buildMkfsArgs,
+  imagePathOf,
+  keptImagePathOf,
+  keptPathOf,
+  MOUNT_OPTIONS,
+  planDiskImage,
+  rateDiskUsage,
+  type DiskUsage,
+} from "./disk-image-plan.js";
 import { removeTree } from "./remove-tree.js";
 
 const COMMAND_TIMEOUT_MS = 60_000;
@@ -29,13 +51,19 @@ export async function runImageTool(program: string, args: readonly string[], tim
 
 /** Whether `dir` is the root of a mounted filesystem (its device differs from its parent's). */
 export async function isMountPoint(dir: string): Promise<boolean> {
-  const [own, parent] = await Promise.all([stat(dir).catch(() => undefined), stat(path.dirname(dir)).catch(() => undefined)]);
+  const [own, parent] = await Promise.all([
+    stat(dir).catch(() => undefined),
+    stat(path.dirname(dir)).catch(() => undefined),
+  ]);
   return own !== undefined && parent !== undefined && own.dev !== parent.dev;
 }
 
 /** Whether `workspace` has a filesystem image beside it. */
 export async function hasDiskImage(workspace: string): Promise<boolean> {
-  return access(imagePathOf(workspace), constants.F_OK).then(() => true, () => false);
+  return access(imagePathOf(workspace), constants.F_OK).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
@@ -53,7 +81,11 @@ export async function createDiskImage(workspace: string, diskMb: number): Promis
   try {
     await file.truncate(plan.sizeBytes).finally(() => file.close());
     const mkfs = await runImageTool("mkfs.ext4", buildMkfsArgs(image, plan));
-    if (!mkfs.ok) throw new AppError("internal", `Could not format the workspace image ${image} (mkfs.ext4 ${mkfs.ended}): ${mkfs.output}`);
+    if (!mkfs.ok)
+      throw new AppError(
+        "internal",
+        `Could not format the workspace image ${image} (mkfs.ext4 ${mkfs.ended}): ${mkfs.output}`,
+      );
     await mkdir(workspace, { mode: 0o700 });
     await mountImage(image, workspace);
     // ext4 does not need lost+found to work; left there it would be a root-only directory in the agent's tree.
@@ -79,7 +111,10 @@ export async function mountDiskImage(workspace: string): Promise<boolean> {
   const check = await runImageTool("e2fsck", ["-p", image], COPY_TIMEOUT_MS);
   // 0: clean, 1: errors corrected. Anything else needs a person.
   if (check.exitCode !== 0 && check.exitCode !== 1) {
-    throw new AppError("internal", `The workspace image ${image} has filesystem errors e2fsck -p could not fix (e2fsck ${check.ended}): ${check.output.slice(0, 500)}. Run "e2fsck -f ${image}" as root, then start the worker again.`);
+    throw new AppError(
+      "internal",
+      `The workspace image ${image} has filesystem errors e2fsck -p could not fix (e2fsck ${check.ended}): ${check.output.slice(0, 500)}. Run "e2fsck -f ${image}" as root, then start the worker again.`,
+    );
   }
   await mkdir(workspace, { recursive: true, mode: 0o700 });
   await mountImage(image, workspace);
@@ -92,7 +127,10 @@ async function mountImage(image: string, workspace: string): Promise<void> {
   // util-linux reuses the loop device already bound to this file, and frees it (autoclear) on the last unmount.
   const mount = await runImageTool("mount", ["-t", "ext4", "-o", `loop,${MOUNT_OPTIONS}`, image, workspace]);
   if (!mount.ok) {
-    throw new AppError("internal", `Could not mount the workspace image ${image} at ${workspace}: ${mount.output}. The control plane needs root and a free loop device (/dev/loop-control); set WORKCELL_DISK_QUOTA=watchdog to run without hard disk limits.`);
+    throw new AppError(
+      "internal",
+      `Could not mount the workspace image ${image} at ${workspace}: ${mount.output}. The control plane needs root and a free loop device (/dev/loop-control); set WORKCELL_DISK_QUOTA=watchdog to run without hard disk limits.`,
+    );
   }
 }
 
@@ -102,7 +140,11 @@ export async function unmountWorkspace(workspace: string): Promise<void> {
   const umount = await runImageTool("umount", [workspace]);
   if (umount.ok) return;
   const lazy = await runImageTool("umount", ["-l", workspace]);
-  if (!lazy.ok) throw new AppError("internal", `Could not unmount the workspace ${workspace}: ${umount.output}; ${lazy.output}. Unmount it as root ("umount -l ${workspace}").`);
+  if (!lazy.ok)
+    throw new AppError(
+      "internal",
+      `Could not unmount the workspace ${workspace}: ${umount.output}; ${lazy.output}. Unmount it as root ("umount -l ${workspace}").`,
+    );
 }
 
 /**
@@ -178,7 +220,10 @@ export async function releaseOrphanImages(dataDir: string, knownIds: ReadonlySet
   for (const id of await readdir(workersDir).catch(() => [])) {
     const workspace = path.join(workersDir, id, "workspace");
     if (knownIds.has(id) || !(await hasDiskImage(workspace))) continue;
-    const done = await disposeWorkspace(workspace, { keep: false }).then(() => true, () => false);
+    const done = await disposeWorkspace(workspace, { keep: false }).then(
+      () => true,
+      () => false,
+    );
     if (done) released.push(id);
   }
   return released;
@@ -196,8 +241,22 @@ export async function measureDiskImage(workspace: string): Promise<DiskUsage | u
  */
 export async function probeDiskImages(dataDir: string): Promise<DiskImageSupport> {
   const uid = process.getuid?.();
-  if (uid !== 0) return { available: false, reason: `the control plane runs as uid ${String(uid)}, and mounting a workspace image needs root` };
-  if (!(await access("/dev/loop-control").then(() => true, () => false))) return { available: false, reason: "the host has no loop devices (/dev/loop-control is missing; load the loop module or give the control plane's container access to loop devices)" };
+  if (uid !== 0)
+    return {
+      available: false,
+      reason: `the control plane runs as uid ${String(uid)}, and mounting a workspace image needs root`,
+    };
+  if (
+    !(await access("/dev/loop-control").then(
+      () => true,
+      () => false,
+    ))
+  )
+    return {
+      available: false,
+      reason:
+        "the host has no loop devices (/dev/loop-control is missing; load the loop module or give the control plane's container access to loop devices)",
+    };
   const probe = path.join(dataDir, `disk-probe-${process.pid}`, "workspace");
   try {
     await createDiskImage(probe, PROBE_DISK_MB);

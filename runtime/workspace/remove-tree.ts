@@ -18,8 +18,13 @@ export async function removeTree(directory: string): Promise<void> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== "ENAMETOOLONG" && code !== "ELOOP" && code !== "ENOTEMPTY") throw error;
   }
-  const removed = await execa("rm", ["-rf", "--one-file-system", "--", directory], { reject: false, timeout: RM_TIMEOUT_MS });
+  const removed = await execa("rm", ["-rf", "--one-file-system", "--", directory], {
+    reject: false,
+    timeout: RM_TIMEOUT_MS,
+  });
   if (removed.exitCode !== 0) {
-    throw new Error(`Could not delete ${directory}: rm -rf exited with ${removed.exitCode ?? "a timeout"} (${String(removed.stderr).slice(0, 500).trim()}). Delete it by hand and retry.`);
+    throw new Error(
+      `Could not delete ${directory}: rm -rf exited with ${removed.exitCode ?? "a timeout"} (${String(removed.stderr).slice(0, 500).trim()}). Delete it by hand and retry.`,
+    );
   }
 }

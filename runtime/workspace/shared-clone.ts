@@ -10,13 +10,28 @@ import { chownTree } from "./chown-tree.js";
  * see the directory, so the host never runs git where the agent has written. On failure
  * nothing is left behind.
  */
-export async function createSharedClone(repo: string, workspace: string, branch: string, baseCommit: string): Promise<void> {
+export async function createSharedClone(
+  repo: string,
+  workspace: string,
+  branch: string,
+  baseCommit: string,
+): Promise<void> {
   await mkdir(path.dirname(workspace), { recursive: true, mode: 0o700 });
   try {
-    const clone = await runHostGit(path.dirname(workspace), ["clone", "--quiet", "--shared", "--no-checkout", "--template=", "--", repo, workspace]);
+    const clone = await runHostGit(path.dirname(workspace), [
+      "clone",
+      "--quiet",
+      "--shared",
+      "--no-checkout",
+      "--template=",
+      "--",
+      repo,
+      workspace,
+    ]);
     if (clone.exitCode !== 0) throw new AppError("internal", `Could not clone ${repo}: ${clone.stderr.trim()}`);
     const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
-    if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
+    if (checkout.exitCode !== 0)
+      throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
   } catch (error) {
     // A mounted workspace image cannot be removed here (EBUSY); its owner unmounts and removes it.
     await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
@@ -31,13 +46,28 @@ export async function createSharedClone(repo: string, workspace: string, branch:
  * hardlinked object would share its inode with the source repository, and handing the
  * workspace to the sandbox user would then give it the user's own object files.
  */
-export async function createStandaloneClone(repo: string, workspace: string, branch: string, baseCommit: string): Promise<void> {
+export async function createStandaloneClone(
+  repo: string,
+  workspace: string,
+  branch: string,
+  baseCommit: string,
+): Promise<void> {
   // --no-local: the objects arrive as one pack rather than a copy of every loose object, so
   // handing `.git` to the sandbox user on claim walks a few dozen entries, not thousands.
-  const clone = await runHostGit(path.dirname(workspace), ["clone", "--quiet", "--no-local", "--no-checkout", "--template=", "--", repo, workspace]);
+  const clone = await runHostGit(path.dirname(workspace), [
+    "clone",
+    "--quiet",
+    "--no-local",
+    "--no-checkout",
+    "--template=",
+    "--",
+    repo,
+    workspace,
+  ]);
   if (clone.exitCode !== 0) throw new AppError("internal", `Could not clone ${repo}: ${clone.stderr.trim()}`);
   const checkout = await runHostGit(workspace, ["checkout", "--quiet", "-b", branch, baseCommit]);
-  if (checkout.exitCode !== 0) throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
+  if (checkout.exitCode !== 0)
+    throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
 }
 
 /** A workspace cloned ahead of any request (a repository pool's slot), on a placeholder branch; `repo` is a real path. */
@@ -64,15 +94,31 @@ export interface CheckoutTarget {
  * in the container (its only process is workcell's own tools server), so the host may run
  * git there.
  */
-export async function adoptPooledCheckout(workspace: string, slot: PooledCheckout, target: CheckoutTarget, owner: { uid: number; gid: number } | undefined): Promise<"renamed" | "fetched"> {
+export async function adoptPooledCheckout(
+  workspace: string,
+  slot: PooledCheckout,
+  target: CheckoutTarget,
+  owner: { uid: number; gid: number } | undefined,
+): Promise<"renamed" | "fetched"> {
   // The tree is the sandbox user's already: without this, git refuses a repository another user owns.
   const trusted = ["-c", `safe.directory=${workspace}`];
   const current = slot.commit === target.baseCommit;
   const steps: [string[], string][] = current
-    ? [[[...trusted, "branch", "-m", slot.branch, target.branch], `Could not name the pooled workspace's branch ${target.branch}`]]
+    ? [
+        [
+          [...trusted, "branch", "-m", slot.branch, target.branch],
+          `Could not name the pooled workspace's branch ${target.branch}`,
+        ],
+      ]
     : [
-        [[...trusted, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", target.repo, target.baseRef], `Could not fetch ${target.baseCommit} from ${target.repo}`],
-        [[...trusted, "checkout", "--quiet", "-b", target.branch, target.baseCommit], `Could not check out ${target.baseCommit} on ${target.branch}`],
+        [
+          [...trusted, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", target.repo, target.baseRef],
+          `Could not fetch ${target.baseCommit} from ${target.repo}`,
+        ],
+        [
+          [...trusted, "checkout", "--quiet", "-b", target.branch, target.baseCommit],
+          `Could not check out ${target.baseCommit} on ${target.branch}`,
+        ],
         [[...trusted, "branch", "-D", slot.branch], `Could not delete the placeholder branch ${slot.branch}`],
       ];
   for (const [args, message] of steps) {

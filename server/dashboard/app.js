@@ -3,10 +3,26 @@
 // untrusted: it only ever reaches the page through textContent, never as HTML.
 
 const TOKEN_KEY = "workcell.token";
-const LIFECYCLE = new Set(["created", "started", "stopped", "stopped_by_limit", "removed", "status_changed", "permissions_changed", "model_changed"]);
+const LIFECYCLE = new Set([
+  "created",
+  "started",
+  "stopped",
+  "stopped_by_limit",
+  "removed",
+  "status_changed",
+  "permissions_changed",
+  "model_changed",
+]);
 const $ = (id) => document.getElementById(id);
 
-const state = { token: sessionStorage.getItem(TOKEN_KEY), workers: [], selected: null, tab: "events", lastSeq: 0, stream: null };
+const state = {
+  token: sessionStorage.getItem(TOKEN_KEY),
+  workers: [],
+  selected: null,
+  tab: "events",
+  lastSeq: 0,
+  stream: null,
+};
 
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -31,7 +47,10 @@ class ApiError extends Error {
 async function api(method, path, body) {
   const response = await fetch(path, {
     method,
-    headers: { authorization: `Bearer ${state.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${state.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -68,7 +87,11 @@ async function signIn(token) {
     await api("GET", "/v1/workers");
   } catch (error) {
     state.token = null;
-    showLogin(error.status === 401 ? "That token is not this control plane's token." : `Cannot reach the control plane: ${error.message}`);
+    showLogin(
+      error.status === 401
+        ? "That token is not this control plane's token."
+        : `Cannot reach the control plane: ${error.message}`,
+    );
     return;
   }
   sessionStorage.setItem(TOKEN_KEY, token);
@@ -93,7 +116,9 @@ function taskSummary(worker) {
   if (worker.task?.status === "failed") return "task failed";
   if (worker.validation === undefined) return "—";
   if (worker.validation.validated) return "validated";
-  return worker.validation.consecutiveFailures > 0 ? `${worker.validation.consecutiveFailures} failed validations` : "not validated";
+  return worker.validation.consecutiveFailures > 0
+    ? `${worker.validation.consecutiveFailures} failed validations`
+    : "not validated";
 }
 
 async function refreshWorkers() {
@@ -104,11 +129,29 @@ async function refreshWorkers() {
     ...workers.map((worker) =>
       el(
         "tr",
-        { "data-id": worker.id, class: worker.id === state.selected ? "selected" : "", onclick: () => select(worker.id) },
+        {
+          "data-id": worker.id,
+          class: worker.id === state.selected ? "selected" : "",
+          onclick: () => select(worker.id),
+        },
         el("td", {}, el("strong", { text: worker.name }), el("div", { class: "mono muted", text: worker.id })),
-        el("td", {}, el("span", { class: `status status-${worker.status}`, text: worker.status }), worker.error ? el("div", { class: "muted", text: worker.error }) : null),
-        el("td", {}, el("span", { class: `status status-task-${worker.task?.status ?? "none"}`, text: taskSummary(worker) })),
-        el("td", { class: "mono" }, el("div", { text: worker.repo }), el("div", { class: "muted", text: worker.branch })),
+        el(
+          "td",
+          {},
+          el("span", { class: `status status-${worker.status}`, text: worker.status }),
+          worker.error ? el("div", { class: "muted", text: worker.error }) : null,
+        ),
+        el(
+          "td",
+          {},
+          el("span", { class: `status status-task-${worker.task?.status ?? "none"}`, text: taskSummary(worker) }),
+        ),
+        el(
+          "td",
+          { class: "mono" },
+          el("div", { text: worker.repo }),
+          el("div", { class: "muted", text: worker.branch }),
+        ),
         el("td", { text: `${worker.resources.cpus} CPU · ${worker.resources.memoryMb} MB` }),
         el("td", { text: worker.network }),
         el("td", { class: "mono", text: policySummary(worker.permissions) }),
@@ -125,7 +168,17 @@ async function refreshWorkers() {
 
 function renderDetailHead(worker) {
   $("detail-title").textContent = `${worker.name} · ${worker.branch}`;
-  $("detail-policy").textContent = JSON.stringify({ permissions: worker.permissions, resources: worker.resources, image: worker.image, repo: worker.repo, mcpUrl: worker.mcpUrl }, null, 2);
+  $("detail-policy").textContent = JSON.stringify(
+    {
+      permissions: worker.permissions,
+      resources: worker.resources,
+      image: worker.image,
+      repo: worker.repo,
+      mcpUrl: worker.mcpUrl,
+    },
+    null,
+    2,
+  );
 }
 
 async function select(id) {
@@ -149,20 +202,36 @@ function closeDetail() {
 // ---- events -----------------------------------------------------------------------------
 
 function describe(event) {
-  if (event.type === "tool_call") return `${event.tool}(${JSON.stringify(event.args ?? {}).slice(1, -1).slice(0, 160)}) → ${(event.result ?? "").split("\n")[0].slice(0, 200)}`;
-  if (event.type === "permission_denied") return `${event.kind ?? ""} ${event.target ?? ""} refused${event.tool ? ` in ${event.tool}` : ""}`;
+  if (event.type === "tool_call")
+    return `${event.tool}(${JSON.stringify(event.args ?? {})
+      .slice(1, -1)
+      .slice(0, 160)}) → ${(event.result ?? "").split("\n")[0].slice(0, 200)}`;
+  if (event.type === "permission_denied")
+    return `${event.kind ?? ""} ${event.target ?? ""} refused${event.tool ? ` in ${event.tool}` : ""}`;
   if (event.type === "approval_requested") return `${event.tool}: ${event.description ?? ""}`;
-  if (event.type === "approval_decided") return `${event.decision ?? event.status ?? ""}${event.reason ? `: ${event.reason}` : ""}`;
+  if (event.type === "approval_decided")
+    return `${event.decision ?? event.status ?? ""}${event.reason ? `: ${event.reason}` : ""}`;
   const { seq, ts, workerId, type, ...rest } = event;
   return Object.keys(rest).length === 0 ? "" : JSON.stringify(rest).slice(0, 240);
 }
 
 function appendEvent(event) {
   const list = $("events");
-  const kind = event.isError ? "error" : event.type === "permission_denied" ? "refused" : LIFECYCLE.has(event.type) ? "lifecycle" : "";
+  const kind = event.isError
+    ? "error"
+    : event.type === "permission_denied"
+      ? "refused"
+      : LIFECYCLE.has(event.type)
+        ? "lifecycle"
+        : "";
   const item = el(
     "li",
-    { class: kind, "data-seq": String(event.seq), "data-type": event.type, ...(event.tool ? { "data-tool": event.tool } : {}) },
+    {
+      class: kind,
+      "data-seq": String(event.seq),
+      "data-type": event.type,
+      ...(event.tool ? { "data-tool": event.tool } : {}),
+    },
     el("span", { class: "time", text: new Date(event.ts).toLocaleTimeString() }),
     el("span", { class: "type", text: event.type === "tool_call" ? event.tool : event.type.replaceAll("_", " ") }),
     el("span", { class: "what mono", text: describe(event), title: describe(event) }),
@@ -180,7 +249,10 @@ async function startStream() {
   state.stream = controller;
   while (!controller.signal.aborted) {
     try {
-      const response = await fetch(`/v1/events?after=${state.lastSeq}`, { headers: { authorization: `Bearer ${state.token}` }, signal: controller.signal });
+      const response = await fetch(`/v1/events?after=${state.lastSeq}`, {
+        headers: { authorization: `Bearer ${state.token}` },
+        signal: controller.signal,
+      });
       if (response.status === 401) return signOut("The token was refused; sign in again.");
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
@@ -192,7 +264,11 @@ async function startStream() {
         while ((end = buffer.indexOf("\n\n")) !== -1) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = block.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart()).join("\n");
+          const data = block
+            .split("\n")
+            .filter((line) => line.startsWith("data:"))
+            .map((line) => line.slice(5).trimStart())
+            .join("\n");
           if (data !== "") onEvent(JSON.parse(data));
         }
       }
@@ -208,7 +284,8 @@ function onEvent(event) {
   if (event.workerId === state.selected && !$("events").querySelector(`[data-seq="${event.seq}"]`)) appendEvent(event);
   if (LIFECYCLE.has(event.type)) scheduled("workers", refreshWorkers);
   if (event.type.startsWith("approval_")) scheduled("approvals", refreshApprovals);
-  if (event.workerId === state.selected && state.tab === "diff" && event.type === "tool_call") scheduled("diff", showDiff);
+  if (event.workerId === state.selected && state.tab === "diff" && event.type === "tool_call")
+    scheduled("diff", showDiff);
 }
 
 const timers = {};
@@ -243,7 +320,21 @@ function renderApproval(approval, editing) {
   const item = el(
     "li",
     { "data-id": approval.id, class: editing ? "editing" : "" },
-    el("div", {}, el("strong", { text: approval.kind === "permission" ? `permission: ${approval.permission?.kind} ${approval.permission?.target}` : approval.tool }), " ", el("span", { class: "muted", text: `on ${worker?.name ?? approval.workerId} · expires ${new Date(approval.expiresAt).toLocaleTimeString()}` })),
+    el(
+      "div",
+      {},
+      el("strong", {
+        text:
+          approval.kind === "permission"
+            ? `permission: ${approval.permission?.kind} ${approval.permission?.target}`
+            : approval.tool,
+      }),
+      " ",
+      el("span", {
+        class: "muted",
+        text: `on ${worker?.name ?? approval.workerId} · expires ${new Date(approval.expiresAt).toLocaleTimeString()}`,
+      }),
+    ),
     el("div", { text: approval.description }),
     el("pre", { text: JSON.stringify(approval.input ?? {}, null, 2).slice(0, 4000) }),
     editArea,
@@ -252,7 +343,11 @@ function renderApproval(approval, editing) {
     for (const button of item.querySelectorAll("button")) button.disabled = true;
     try {
       const reasonText = reason.value.trim();
-      await api("POST", `/v1/approvals/${approval.id}`, { decision, ...(reasonText ? { reason: reasonText } : {}), ...extra });
+      await api("POST", `/v1/approvals/${approval.id}`, {
+        decision,
+        ...(reasonText ? { reason: reasonText } : {}),
+        ...extra,
+      });
       item.remove();
       await refreshApprovals();
     } catch (error) {
@@ -280,9 +375,15 @@ function renderApproval(approval, editing) {
       decide("edit", { input });
     },
   });
-  const buttons = [el("button", { class: "primary", text: "Approve", onclick: () => decide("approve") }), el("button", { class: "danger", text: "Reject", onclick: () => decide("reject") })];
+  const buttons = [
+    el("button", { class: "primary", text: "Approve", onclick: () => decide("approve") }),
+    el("button", { class: "danger", text: "Reject", onclick: () => decide("reject") }),
+  ];
   if (approval.kind === "tool") buttons.push(editButton);
-  else buttons.push(el("button", { text: "Allow for this worker", onclick: () => decide("approve", { scope: "worker" }) }));
+  else
+    buttons.push(
+      el("button", { text: "Allow for this worker", onclick: () => decide("approve", { scope: "worker" }) }),
+    );
   item.append(el("div", { class: "actions" }, ...buttons, reason));
   return item;
 }
@@ -296,7 +397,20 @@ const KEYWORDS = {
   rs: "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while",
   sh: "if then else elif fi for while do done case esac function in export local return",
 };
-const LANGUAGE = { js: "js", mjs: "js", cjs: "js", ts: "js", tsx: "js", jsx: "js", mts: "js", py: "py", go: "go", rs: "rs", sh: "sh", bash: "sh" };
+const LANGUAGE = {
+  js: "js",
+  mjs: "js",
+  cjs: "js",
+  ts: "js",
+  tsx: "js",
+  jsx: "js",
+  mts: "js",
+  py: "py",
+  go: "go",
+  rs: "rs",
+  sh: "sh",
+  bash: "sh",
+};
 const COMMENT = { js: "//", go: "//", rs: "//", py: "#", sh: "#" };
 
 /** Splits one line of code into spans: strings, comments, numbers and keywords. */
@@ -304,7 +418,10 @@ function highlight(code, language) {
   if (language === undefined) return [document.createTextNode(code)];
   const keywords = new Set(KEYWORDS[language].split(" "));
   const comment = COMMENT[language].replace(/[/#]/g, (c) => `\\${c}`);
-  const pattern = new RegExp(`(${comment}.*$)|("(?:[^"\\\\]|\\\\.)*"?|'(?:[^'\\\\]|\\\\.)*'?|\`[^\`]*\`?)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|([A-Za-z_$][\\w$]*)`, "g");
+  const pattern = new RegExp(
+    `(${comment}.*$)|("(?:[^"\\\\]|\\\\.)*"?|'(?:[^'\\\\]|\\\\.)*'?|\`[^\`]*\`?)|(\\b\\d[\\d_.xXa-fA-F]*\\b)|([A-Za-z_$][\\w$]*)`,
+    "g",
+  );
   const nodes = [];
   let last = 0;
   for (const match of code.matchAll(pattern)) {
@@ -323,14 +440,27 @@ async function showDiff() {
   if (state.selected === null) return;
   const diff = await api("GET", `/v1/workers/${state.selected}/diff`);
   const container = $("diff");
-  const nodes = [el("p", { class: "muted", text: diff.files.length === 0 ? `No changes since ${diff.baseCommit.slice(0, 12)}.` : `${diff.files.length} file(s) changed since ${diff.baseCommit.slice(0, 12)}${diff.truncated ? " (patch truncated)" : ""}` })];
+  const nodes = [
+    el("p", {
+      class: "muted",
+      text:
+        diff.files.length === 0
+          ? `No changes since ${diff.baseCommit.slice(0, 12)}.`
+          : `${diff.files.length} file(s) changed since ${diff.baseCommit.slice(0, 12)}${diff.truncated ? " (patch truncated)" : ""}`,
+    }),
+  ];
   let language;
   for (const line of diff.patch.split("\n")) {
     if (line.startsWith("diff --git ")) {
       const file = line.replace(/^diff --git a\/.* b\//, "");
       language = LANGUAGE[file.split(".").pop()];
       const stats = diff.files.find((each) => each.path === file);
-      nodes.push(el("div", { class: "file", text: `${file}${stats ? `  (${stats.status}, +${stats.additions} −${stats.deletions})` : ""}` }));
+      nodes.push(
+        el("div", {
+          class: "file",
+          text: `${file}${stats ? `  (${stats.status}, +${stats.additions} −${stats.deletions})` : ""}`,
+        }),
+      );
     } else if (/^(index |--- |\+\+\+ |new file|deleted file|similarity|rename |old mode|new mode)/.test(line)) {
       continue;
     } else if (line.startsWith("@@")) {
@@ -357,7 +487,8 @@ function setTab(tab) {
 
 async function exportSelected() {
   const result = await api("POST", `/v1/workers/${state.selected}/export`, {});
-  $("detail-message").textContent = `Exported ${result.commit.slice(0, 12)} to branch ${result.branch} of ${result.repo}${result.uncommittedFiles > 0 ? ` (${result.uncommittedFiles} uncommitted file(s) not included)` : ""}.`;
+  $("detail-message").textContent =
+    `Exported ${result.commit.slice(0, 12)} to branch ${result.branch} of ${result.repo}${result.uncommittedFiles > 0 ? ` (${result.uncommittedFiles} uncommitted file(s) not included)` : ""}.`;
 }
 
 async function removeSelected() {
@@ -378,7 +509,8 @@ $("tab-diff").addEventListener("click", () => setTab("diff"));
 $("export-button").addEventListener("click", () => exportSelected().catch(report));
 $("remove-button").addEventListener("click", () => removeSelected().catch(report));
 setInterval(() => {
-  if (state.token !== null && !document.hidden) Promise.all([refreshWorkers(), refreshApprovals()]).catch(() => undefined);
+  if (state.token !== null && !document.hidden)
+    Promise.all([refreshWorkers(), refreshApprovals()]).catch(() => undefined);
 }, 5000);
 
 if (state.token) signIn(state.token);

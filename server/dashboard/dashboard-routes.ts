@@ -17,7 +17,8 @@ const ASSETS = {
  * fetched from /v1 with the token the operator types in.
  */
 const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  "content-security-policy":
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cache-control": "no-cache",
@@ -27,7 +28,11 @@ const SECURITY_HEADERS = {
 export function createDashboardRoutes(): Hono {
   const app = new Hono();
   app.get("/", (c) => c.body(ASSETS.html, 200, { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" }));
-  app.get("/dashboard/app.js", (c) => c.body(ASSETS.js, 200, { ...SECURITY_HEADERS, "content-type": "text/javascript; charset=utf-8" }));
-  app.get("/dashboard/style.css", (c) => c.body(ASSETS.css, 200, { ...SECURITY_HEADERS, "content-type": "text/css; charset=utf-8" }));
+  app.get("/dashboard/app.js", (c) =>
+    c.body(ASSETS.js, 200, { ...SECURITY_HEADERS, "content-type": "text/javascript; charset=utf-8" }),
+  );
+  app.get("/dashboard/style.css", (c) =>
+    c.body(ASSETS.css, 200, { ...SECURITY_HEADERS, "content-type": "text/css; charset=utf-8" }),
+  );
   return app;
 }

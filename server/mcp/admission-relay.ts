@@ -4,7 +4,12 @@ import { ADMISSION_METHOD, ADMISSION_POSITION, ADMISSION_RELEASE } from "../../c
 import { abortPending } from "./abort-pending.js";
 
 /** Waits for a host-wide slot for heavy work; resolves with the function that gives it back. */
-export type AdmissionHandler = (request: { workerId: string; tool: string; signal: AbortSignal; onPosition: (position: number) => void }) => Promise<() => void>;
+export type AdmissionHandler = (request: {
+  workerId: string;
+  tool: string;
+  signal: AbortSignal;
+  onPosition: (position: number) => void;
+}) => Promise<() => void>;
 
 /**
  * Takes the in-container server's admission requests, releases and their cancellations off
@@ -46,7 +51,10 @@ export class AdmissionRelay {
       workerId: this.workerId,
       tool: String(msg.params?.tool ?? ""),
       signal: controller.signal,
-      onPosition: (position) => void this.container.send({ jsonrpc: "2.0", method: ADMISSION_POSITION, params: { key, position } }).catch(() => undefined),
+      onPosition: (position) =>
+        void this.container
+          .send({ jsonrpc: "2.0", method: ADMISSION_POSITION, params: { key, position } })
+          .catch(() => undefined),
     }).then(
       (release) => {
         this.waiting.delete(id);
@@ -57,7 +65,13 @@ export class AdmissionRelay {
       },
       (error: unknown) => {
         this.waiting.delete(id);
-        void this.container.send({ jsonrpc: "2.0", id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }).catch(() => undefined);
+        void this.container
+          .send({
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32603, message: error instanceof Error ? error.message : String(error) },
+          })
+          .catch(() => undefined);
       },
     );
     return true;

@@ -7,7 +7,12 @@ import { abortPending } from "./abort-pending.js";
 export const SESSION_CLOSED = "session_closed";
 
 /** Decides an approval request from a worker's tools. */
-export type ApprovalHandler = (request: { workerId: string; sessionId: string | undefined; params: Record<string, unknown>; signal: AbortSignal }) => Promise<unknown>;
+export type ApprovalHandler = (request: {
+  workerId: string;
+  sessionId: string | undefined;
+  params: Record<string, unknown>;
+  signal: AbortSignal;
+}) => Promise<unknown>;
 
 /**
  * Takes the in-container server's approval requests (and its cancellations of them) off
@@ -35,11 +40,22 @@ export class ApprovalRelay {
     const answer =
       this.handler === undefined
         ? Promise.reject(new Error("approvals are not available on this control plane"))
-        : this.handler({ workerId: this.workerId, sessionId: this.sessionId(), params: msg.params ?? {}, signal: controller.signal });
-    answer.then(
-      (result) => this.container.send({ jsonrpc: "2.0", id, result: result as Record<string, unknown> }),
-      (error: unknown) => this.container.send({ jsonrpc: "2.0", id, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }),
-    )
+        : this.handler({
+            workerId: this.workerId,
+            sessionId: this.sessionId(),
+            params: msg.params ?? {},
+            signal: controller.signal,
+          });
+    answer
+      .then(
+        (result) => this.container.send({ jsonrpc: "2.0", id, result: result as Record<string, unknown> }),
+        (error: unknown) =>
+          this.container.send({
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32603, message: error instanceof Error ? error.message : String(error) },
+          }),
+      )
       .catch(() => undefined)
       .finally(() => this.waiting.delete(id));
     return true;

@@ -90,7 +90,8 @@ export class BridgeSession {
       if (!verdict.pass) {
         log(`bridge ${workerId}: ${verdict.reason}`);
         const id = (message as { id?: RequestId }).id;
-        if (verdict.answerWith !== undefined && id !== undefined) void this.container.send({ jsonrpc: "2.0", id, error: verdict.answerWith }).catch(() => undefined);
+        if (verdict.answerWith !== undefined && id !== undefined)
+          void this.container.send({ jsonrpc: "2.0", id, error: verdict.answerWith }).catch(() => undefined);
         return;
       }
       this.forwardToClient(message);
@@ -139,20 +140,31 @@ export class BridgeSession {
     this.options.onActivity?.(this.workerId);
     this.router.fromClient(message);
     this.calls.begin(message);
-    this.container.send(message).catch((error: unknown) => this.options.log(`bridge ${this.workerId}: could not forward to the container: ${String(error)}`));
+    this.container
+      .send(message)
+      .catch((error: unknown) =>
+        this.options.log(`bridge ${this.workerId}: could not forward to the container: ${String(error)}`),
+      );
     const cancel = message as { method?: string; params?: { requestId?: RequestId; reason?: unknown } };
     if (cancel.method === "notifications/cancelled" && cancel.params?.requestId !== undefined) {
       const requestId = cancel.params.requestId;
       this.http.closeSSEStream(requestId);
       // A cancelled call gets no answer: it ends here, in the audit trail too.
       const reason = typeof cancel.params.reason === "string" ? cancel.params.reason : "the agent cancelled the call";
-      this.calls.finish({ jsonrpc: "2.0", id: requestId, error: { code: REQUEST_CANCELLED_CODE, message: `Cancelled: ${reason}` } });
+      this.calls.finish({
+        jsonrpc: "2.0",
+        id: requestId,
+        error: { code: REQUEST_CANCELLED_CODE, message: `Cancelled: ${reason}` },
+      });
     }
   }
 
   private cancelCallsWhenClientLeaves(signal: AbortSignal, body: unknown): void {
     const ids = (Array.isArray(body) ? body : [body])
-      .filter((message): message is { id: RequestId } => (message as { method?: unknown })?.method === "tools/call" && (message as { id?: unknown }).id !== undefined)
+      .filter(
+        (message): message is { id: RequestId } =>
+          (message as { method?: unknown })?.method === "tools/call" && (message as { id?: unknown }).id !== undefined,
+      )
       .map((message) => message.id);
     if (ids.length === 0) return;
     signal.addEventListener(
@@ -160,7 +172,11 @@ export class BridgeSession {
       () => {
         for (const id of ids) {
           if (this.closed || !this.calls.isOpen(id)) continue;
-          this.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: CLIENT_GONE_REASON } });
+          this.fromClient({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: id, reason: CLIENT_GONE_REASON },
+          });
         }
       },
       { once: true },
@@ -178,7 +194,11 @@ export class BridgeSession {
       return;
     }
     const options = route.kind === "related" ? { relatedRequestId: route.requestId } : undefined;
-    this.http.send(message, options).catch((error: unknown) => this.options.log(`bridge ${this.workerId}: could not deliver to the client: ${String(error)}`));
+    this.http
+      .send(message, options)
+      .catch((error: unknown) =>
+        this.options.log(`bridge ${this.workerId}: could not deliver to the client: ${String(error)}`),
+      );
   }
 
   private async failOpenRequests(): Promise<void> {

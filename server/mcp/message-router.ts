@@ -53,7 +53,8 @@ export class MessageRouter {
     const msg = message as Message;
     if (isResponse(msg)) {
       const id = msg.id as RequestId;
-      if (this.cancelled.delete(id)) return { kind: "drop", reason: `request ${String(id)} was cancelled by the client` };
+      if (this.cancelled.delete(id))
+        return { kind: "drop", reason: `request ${String(id)} was cancelled by the client` };
       if (!this.pending.has(id)) return { kind: "drop", reason: `no open request with id ${String(id)}` };
       this.settle(id);
       return { kind: "response" };
@@ -61,7 +62,9 @@ export class MessageRouter {
     const token = (msg.params as { progressToken?: string | number } | undefined)?.progressToken;
     if (msg.method === "notifications/progress" && token !== undefined) {
       const requestId = this.progressTokens.get(token);
-      return requestId === undefined ? { kind: "drop", reason: `progress for unknown token ${String(token)}` } : { kind: "related", requestId };
+      return requestId === undefined
+        ? { kind: "drop", reason: `progress for unknown token ${String(token)}` }
+        : { kind: "related", requestId };
     }
     if (this.pending.size === 1) {
       const [only] = this.pending.keys();

@@ -23,7 +23,8 @@ const NOTIFICATIONS = new Set([
 ]);
 
 /** What the bridge does with one message from the container on its way to the agent. */
-export type ServerMessageVerdict = { pass: true } | { pass: false; reason: string; answerWith?: { code: number; message: string } };
+export type ServerMessageVerdict =
+  { pass: true } | { pass: false; reason: string; answerWith?: { code: number; message: string } };
 
 /** JSON-RPC "method not found". */
 const METHOD_NOT_FOUND = -32601;
@@ -47,8 +48,15 @@ export function judgeServerMessage(message: JSONRPCMessage, options: ServerMetho
       name === "elicitation/create" || name === "sampling/createMessage"
         ? `${name} is off on this control plane (WORKCELL_MCP_${name.startsWith("elicitation") ? "ELICITATION" : "SAMPLING"}=true enables it)`
         : `${JSON.stringify(name)} is not an MCP server-to-client request`;
-    return { pass: false, reason: `dropped request: ${why}`, answerWith: { code: METHOD_NOT_FOUND, message: `The control plane does not pass ${why}.` } };
+    return {
+      pass: false,
+      reason: `dropped request: ${why}`,
+      answerWith: { code: METHOD_NOT_FOUND, message: `The control plane does not pass ${why}.` },
+    };
   }
   if (NOTIFICATIONS.has(name)) return { pass: true };
-  return { pass: false, reason: `dropped notification: ${JSON.stringify(name)} is not an MCP server-to-client notification` };
+  return {
+    pass: false,
+    reason: `dropped notification: ${JSON.stringify(name)} is not an MCP server-to-client notification`,
+  };
 }

@@ -29,7 +29,11 @@ export class ToolCallLog {
   begin(message: JSONRPCMessage): void {
     const call = message as { id?: RequestId; method?: string; params?: { name?: unknown; arguments?: unknown } };
     if (call.method === "tools/call" && call.id !== undefined) {
-      this.open.set(call.id, { tool: String(call.params?.name ?? ""), args: call.params?.arguments, started: performance.now() });
+      this.open.set(call.id, {
+        tool: String(call.params?.name ?? ""),
+        args: call.params?.arguments,
+        started: performance.now(),
+      });
     }
   }
 
@@ -45,8 +49,15 @@ export class ToolCallLog {
     const call = this.open.get(id);
     if (call === undefined) return;
     this.open.delete(id);
-    const result = "result" in message ? (message.result as { content?: { type: string; text?: string }[]; isError?: boolean }) : undefined;
-    const text = result?.content?.filter((block) => block.type === "text").map((block) => block.text ?? "").join("\n") ?? ("error" in message ? message.error.message : "");
+    const result =
+      "result" in message
+        ? (message.result as { content?: { type: string; text?: string }[]; isError?: boolean })
+        : undefined;
+    const text =
+      result?.content
+        ?.filter((block) => block.type === "text")
+        .map((block) => block.text ?? "")
+        .join("\n") ?? ("error" in message ? message.error.message : "");
     const isError = result?.isError === true || "error" in message;
     const typed = isError && result !== undefined ? readToolError(result) : undefined;
     this.listener?.({

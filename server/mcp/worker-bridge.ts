@@ -1,6 +1,12 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { BridgeSession, type AdmissionHandler, type ApprovalHandler, type BridgeLog, type ToolCallRecord } from "./bridge-session.js";
+import {
+  BridgeSession,
+  type AdmissionHandler,
+  type ApprovalHandler,
+  type BridgeLog,
+  type ToolCallRecord,
+} from "./bridge-session.js";
 import type { ServerMethodOptions } from "./server-methods.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
@@ -61,7 +67,11 @@ export class WorkerBridge {
     if (sessionId !== null) {
       const session = this.sessions.get(sessionId);
       if (session === undefined || session.workerId !== workerId) {
-        return jsonRpcError(404, -32001, "Session not found: it expired, was closed, or its worker stopped. Initialize a new session.");
+        return jsonRpcError(
+          404,
+          -32001,
+          "Session not found: it expired, was closed, or its worker stopped. Initialize a new session.",
+        );
       }
       if (request.method !== "POST") return session.handle(request);
       // Parsed here, once (the transport takes it as is), so the session knows which calls this request carries.
@@ -69,14 +79,22 @@ export class WorkerBridge {
       return posted instanceof Response ? posted : session.handle(request, posted.body);
     }
     if (request.method !== "POST") {
-      return jsonRpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required (initialize a session with POST first).");
+      return jsonRpcError(
+        400,
+        -32000,
+        "Bad Request: Mcp-Session-Id header is required (initialize a session with POST first).",
+      );
     }
     const posted = await readJsonBody(request);
     if (posted instanceof Response) return posted;
     const { body } = posted;
     const messages = Array.isArray(body) ? body : [body];
     if (!messages.some((message) => isInitializeRequest(message))) {
-      return jsonRpcError(400, -32000, "Bad Request: no Mcp-Session-Id header and the body is not an initialize request.");
+      return jsonRpcError(
+        400,
+        -32000,
+        "Bad Request: no Mcp-Session-Id header and the body is not an initialize request.",
+      );
     }
     const container = await this.options.openTransport(workerId);
     const session = new BridgeSession(workerId, container, {
@@ -106,7 +124,9 @@ export class WorkerBridge {
 
   /** Ends every session of a worker (it is stopping or being removed). */
   async closeWorker(workerId: string): Promise<void> {
-    await Promise.all([...this.sessions.values()].filter((session) => session.workerId === workerId).map((session) => session.close()));
+    await Promise.all(
+      [...this.sessions.values()].filter((session) => session.workerId === workerId).map((session) => session.close()),
+    );
   }
 
   private expireIdle(): void {

@@ -20,11 +20,17 @@ export function hostAndOriginGuard(allowed: () => Set<string>): MiddlewareHandle
   return async (c, next) => {
     const origin = c.req.header("origin");
     if (origin !== undefined && !isOwnOrigin(origin, allowed())) {
-      throw new AppError("permission_denied", "Requests from other web origins are refused (only workcell's own dashboard may call it from a browser). Call it from a program or the CLI, without an Origin header.");
+      throw new AppError(
+        "permission_denied",
+        "Requests from other web origins are refused (only workcell's own dashboard may call it from a browser). Call it from a program or the CLI, without an Origin header.",
+      );
     }
     const host = c.req.header("host") ?? "";
     if (!allowed().has(host.toLowerCase())) {
-      throw new AppError("permission_denied", `The Host header must be the address workcell is bound to (${[...allowed()].join(" or ")}); received "${host.slice(0, 100)}".`);
+      throw new AppError(
+        "permission_denied",
+        `The Host header must be the address workcell is bound to (${[...allowed()].join(" or ")}); received "${host.slice(0, 100)}".`,
+      );
     }
     await next();
   };

@@ -60,12 +60,23 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   server.registerTool(
     "spawn_worker",
     {
-      description: `Create a worker: an isolated clone of repo on its own branch in its own sandbox. Templates: ${Object.entries(TEMPLATES).map(([name, t]) => `${name} (${t.description})`).join("; ")}.`,
+      description: `Create a worker: an isolated clone of repo on its own branch in its own sandbox. Templates: ${Object.entries(
+        TEMPLATES,
+      )
+        .map(([name, t]) => `${name} (${t.description})`)
+        .join("; ")}.`,
       inputSchema: {
-        name: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be kebab-case").max(40).describe("Kebab-case name, also the branch prefix; unique among the workers"),
+        name: z
+          .string()
+          .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "must be kebab-case")
+          .max(40)
+          .describe("Kebab-case name, also the branch prefix; unique among the workers"),
         repo: z.string().min(1).describe("Absolute path of the git repository on the control plane's host"),
         baseRef: z.string().optional().describe("Branch, tag or commit to start from (default HEAD)"),
-        template: z.enum(Object.keys(TEMPLATES) as [string, ...string[]]).optional().describe("Preset of permissions and resources"),
+        template: z
+          .enum(Object.keys(TEMPLATES) as [string, ...string[]])
+          .optional()
+          .describe("Preset of permissions and resources"),
         model: z.string().optional().describe("Model for the worker's agent (WORKCELL_MODEL)"),
         agent: AgentSpecSchema.optional().describe("The agent program to run inside the worker"),
       },
@@ -86,21 +97,45 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
       })(),
   );
 
-  server.registerTool("list_workers", { description: "All workers with their status.", inputSchema: {}, annotations: { readOnlyHint: true } }, () =>
-    answerErrorsAsToolResults(async () => json({ workers: (await lookup.list()).map((worker) => ({ ...summarize(worker), busy: agents.status(worker.id).busy })) }))(),
+  server.registerTool(
+    "list_workers",
+    { description: "All workers with their status.", inputSchema: {}, annotations: { readOnlyHint: true } },
+    () =>
+      answerErrorsAsToolResults(async () =>
+        json({
+          workers: (await lookup.list()).map((worker) => ({
+            ...summarize(worker),
+            busy: agents.status(worker.id).busy,
+          })),
+        }),
+      )(),
   );
 
-  server.registerTool("stop_worker", { description: "Stop a worker's container (the workspace is kept).", inputSchema: { worker: workerRef }, annotations: { destructiveHint: false } }, ({ worker }) =>
-    answerErrorsAsToolResults(async () => {
-      const target = await lookup.resolve(worker);
-      agents.stop(target.id);
-      return json(summarize(await lifecycle.stop(target.id)));
-    })(),
+  server.registerTool(
+    "stop_worker",
+    {
+      description: "Stop a worker's container (the workspace is kept).",
+      inputSchema: { worker: workerRef },
+      annotations: { destructiveHint: false },
+    },
+    ({ worker }) =>
+      answerErrorsAsToolResults(async () => {
+        const target = await lookup.resolve(worker);
+        agents.stop(target.id);
+        return json(summarize(await lifecycle.stop(target.id)));
+      })(),
   );
 
   server.registerTool(
     "remove_worker",
-    { description: "Remove a worker; its workspace is deleted unless delete_workspace is false.", inputSchema: { worker: workerRef, delete_workspace: z.boolean().optional().describe("Delete the workspace (default true)") }, annotations: { destructiveHint: true } },
+    {
+      description: "Remove a worker; its workspace is deleted unless delete_workspace is false.",
+      inputSchema: {
+        worker: workerRef,
+        delete_workspace: z.boolean().optional().describe("Delete the workspace (default true)"),
+      },
+      annotations: { destructiveHint: true },
+    },
     ({ worker, delete_workspace }) =>
       answerErrorsAsToolResults(async () => {
         const target = await lookup.resolve(worker);
@@ -111,25 +146,45 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
 
   server.registerTool(
     "health_check",
-    { description: "Find workers whose container crashed; with fix, restart them on their workspace.", inputSchema: { fix: z.boolean().optional().describe("Restart the crashed workers") }, annotations: { destructiveHint: false } },
+    {
+      description: "Find workers whose container crashed; with fix, restart them on their workspace.",
+      inputSchema: { fix: z.boolean().optional().describe("Restart the crashed workers") },
+      annotations: { destructiveHint: false },
+    },
     ({ fix }) =>
       answerErrorsAsToolResults(async () => {
-        const crashed = (await lookup.list()).filter((worker) => worker.status === "failed" && worker.gate?.task?.status !== "failed");
+        const crashed = (await lookup.list()).filter(
+          (worker) => worker.status === "failed" && worker.gate?.task?.status !== "failed",
+        );
         const fixed: string[] = [];
-        if (fix) for (const worker of crashed) if ((await lifecycle.start(worker.id)).status === "running") fixed.push(worker.id);
+        if (fix)
+          for (const worker of crashed)
+            if ((await lifecycle.start(worker.id)).status === "running") fixed.push(worker.id);
         return json({ healthy: crashed.length === 0, crashed: crashed.map(summarize), fixed });
       })(),
   );
 
   server.registerTool(
     "set_worker_model",
-    { description: "Set the model the worker's agent uses from its next prompt on.", inputSchema: { worker: workerRef, model: z.string().min(1).max(200).describe("Model name") }, annotations: { idempotentHint: true } },
-    ({ worker, model }) => answerErrorsAsToolResults(async () => json(summarize(await tasks.setModel((await lookup.resolve(worker)).id, model))))(),
+    {
+      description: "Set the model the worker's agent uses from its next prompt on.",
+      inputSchema: { worker: workerRef, model: z.string().min(1).max(200).describe("Model name") },
+      annotations: { idempotentHint: true },
+    },
+    ({ worker, model }) =>
+      answerErrorsAsToolResults(async () =>
+        json(summarize(await tasks.setModel((await lookup.resolve(worker)).id, model))),
+      )(),
   );
 
   server.registerTool(
     "check_worker_status",
-    { description: "Status, whether its agent is busy, its last output, what changed since the base, and the active task.", inputSchema: { worker: workerRef }, annotations: { readOnlyHint: true } },
+    {
+      description:
+        "Status, whether its agent is busy, its last output, what changed since the base, and the active task.",
+      inputSchema: { worker: workerRef },
+      annotations: { readOnlyHint: true },
+    },
     ({ worker }) =>
       answerErrorsAsToolResults(async () => {
         const target = await lookup.resolve(worker);
@@ -143,7 +198,10 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
           files_changed: diff?.files.length ?? 0,
           additions: diff?.files.reduce((sum, file) => sum + file.additions, 0) ?? 0,
           deletions: diff?.files.reduce((sum, file) => sum + file.deletions, 0) ?? 0,
-          active_task: task === undefined ? null : { task_id: task.id, goal: task.goal, stage: task.transitions.at(-1)?.to_stage ?? "accept_goal" },
+          active_task:
+            task === undefined
+              ? null
+              : { task_id: task.id, goal: task.goal, stage: task.transitions.at(-1)?.to_stage ?? "accept_goal" },
         });
       })(),
   );
@@ -166,11 +224,21 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   server.registerTool(
     "export_worker",
     {
-      description: "Bring a worker's branch into its source repository as a branch (the worker's own branch name unless branch is given). An existing branch is only moved forward; a branch checked out in the repository is never moved. Uncommitted files are not exported: uncommittedFiles counts them.",
-      inputSchema: { worker: workerRef, branch: z.string().min(1).max(250).optional().describe("Branch to create or move forward in the source repository") },
+      description:
+        "Bring a worker's branch into its source repository as a branch (the worker's own branch name unless branch is given). An existing branch is only moved forward; a branch checked out in the repository is never moved. Uncommitted files are not exported: uncommittedFiles counts them.",
+      inputSchema: {
+        worker: workerRef,
+        branch: z
+          .string()
+          .min(1)
+          .max(250)
+          .optional()
+          .describe("Branch to create or move forward in the source repository"),
+      },
       annotations: { destructiveHint: false },
     },
-    ({ worker, branch }) => answerErrorsAsToolResults(async () => json(await sessions.export((await lookup.resolve(worker)).id, branch)))(),
+    ({ worker, branch }) =>
+      answerErrorsAsToolResults(async () => json(await sessions.export((await lookup.resolve(worker)).id, branch)))(),
   );
 
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
@@ -181,32 +249,67 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
     })();
   server.registerTool(
     "read_worker_file",
-    { description: "Read a file in a worker's workspace (inside its sandbox, confined to the workspace).", inputSchema: { worker: workerRef, path: z.string().describe("Path relative to the workspace"), offset: z.number().int().min(1).optional().describe("1-based first line"), limit: z.number().int().min(1).optional().describe("Lines to read") }, annotations: { readOnlyHint: true } },
+    {
+      description: "Read a file in a worker's workspace (inside its sandbox, confined to the workspace).",
+      inputSchema: {
+        worker: workerRef,
+        path: z.string().describe("Path relative to the workspace"),
+        offset: z.number().int().min(1).optional().describe("1-based first line"),
+        limit: z.number().int().min(1).optional().describe("Lines to read"),
+      },
+      annotations: { readOnlyHint: true },
+    },
     ({ worker, ...args }) => inside("read_file", args, worker),
   );
   server.registerTool(
     "glob_worker",
-    { description: "Find files in a worker's workspace by glob.", inputSchema: { worker: workerRef, pattern: z.string().min(1).describe("Glob, e.g. **/*.ts"), path: z.string().optional().describe("Sub-directory") }, annotations: { readOnlyHint: true } },
+    {
+      description: "Find files in a worker's workspace by glob.",
+      inputSchema: {
+        worker: workerRef,
+        pattern: z.string().min(1).describe("Glob, e.g. **/*.ts"),
+        path: z.string().optional().describe("Sub-directory"),
+      },
+      annotations: { readOnlyHint: true },
+    },
     ({ worker, ...args }) => inside("glob", args, worker),
   );
   server.registerTool(
     "grep_worker",
-    { description: "Search a worker's workspace with a regular expression.", inputSchema: { worker: workerRef, pattern: z.string().min(1).describe("Regular expression"), path: z.string().optional().describe("Sub-path"), glob: z.string().optional().describe("File filter"), ignoreCase: z.boolean().optional().describe("Case-insensitive") }, annotations: { readOnlyHint: true } },
+    {
+      description: "Search a worker's workspace with a regular expression.",
+      inputSchema: {
+        worker: workerRef,
+        pattern: z.string().min(1).describe("Regular expression"),
+        path: z.string().optional().describe("Sub-path"),
+        glob: z.string().optional().describe("File filter"),
+        ignoreCase: z.boolean().optional().describe("Case-insensitive"),
+      },
+      annotations: { readOnlyHint: true },
+    },
     ({ worker, ...args }) => inside("grep", args, worker),
   );
 
   server.registerTool(
     "accept_goal",
     {
-      description: "Start a task on a worker. Every task then follows: instruct_feature_file, commit, run_quality_checks, instruct_step_defs, commit, run_quality_checks, instruct_unit_tests, commit, run_quality_checks, instruct_implementation, commit, run_quality_checks, instruct_refactor, commit, run_quality_checks, run_validation, commit, mark_complete.",
-      inputSchema: { goal: z.string().min(1).max(10_000).describe("What the task must achieve"), type: z.enum(["greenfield", "bugfix", "change"]).describe("Kind of task"), worker: workerRef },
+      description:
+        "Start a task on a worker. Every task then follows: instruct_feature_file, commit, run_quality_checks, instruct_step_defs, commit, run_quality_checks, instruct_unit_tests, commit, run_quality_checks, instruct_implementation, commit, run_quality_checks, instruct_refactor, commit, run_quality_checks, run_validation, commit, mark_complete.",
+      inputSchema: {
+        goal: z.string().min(1).max(10_000).describe("What the task must achieve"),
+        type: z.enum(["greenfield", "bugfix", "change"]).describe("Kind of task"),
+        worker: workerRef,
+      },
       annotations: { destructiveHint: false },
     },
     ({ goal, type, worker }) =>
       answerErrorsAsToolResults(async () => {
         const target = await lookup.resolve(worker);
         // A worker whose last task ended takes the new goal as a new task.
-        const fresh = (target.gate?.task ?? null) !== null && target.agent !== undefined ? await tasks.startNewTask(target.id) : target;
+        const fresh =
+          (target.gate?.task ?? null) !== null && target.agent !== undefined
+            ? await tasks.startNewTask(target.id)
+            : target;
         return json(await pipeline.acceptGoal({ goal, type, worker: fresh }));
       })(),
   );
@@ -218,7 +321,9 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
         description,
         inputSchema: {
           task_id: z.string().min(1).describe("The task from accept_goal"),
-          ...(withPrompt ? { prompt: z.string().min(1).max(100_000).describe("The prompt for the worker's agent") } : {}),
+          ...(withPrompt
+            ? { prompt: z.string().min(1).max(100_000).describe("The prompt for the worker's agent") }
+            : {}),
           ...(tool === "mark_complete" ? { summary: z.string().max(10_000).describe("What was achieved") } : {}),
         },
         annotations: { destructiveHint: false },
@@ -236,6 +341,14 @@ export function registerOrchestratorTools(server: McpServer, deps: OrchestratorD
   step("instruct_refactor", "Give the worker's agent the prompt for the refactor.", true);
   step("run_validation", "Give the worker's agent the prompt for the final validation.", true);
   step("commit", "Commit the worker's changes for the current stage (a no-op when there is nothing to commit).", false);
-  step("run_quality_checks", "Run the quality checks that fit the current stage in the worker; failures after implementation or refactor block progress.", false);
-  step("mark_complete", "Complete the task (only after the commit that follows validation, or after run_validation).", false);
+  step(
+    "run_quality_checks",
+    "Run the quality checks that fit the current stage in the worker; failures after implementation or refactor block progress.",
+    false,
+  );
+  step(
+    "mark_complete",
+    "Complete the task (only after the commit that follows validation, or after run_validation).",
+    false,
+  );
 }

@@ -12,11 +12,13 @@ export const EventQuerySchema = z
   .object({
     after: z.coerce.number().int().min(0).optional(),
     limit: z.coerce.number().int().min(1).max(1_000).optional(),
-    type: z.string().regex(/^[a-z_]+$/, "must be an event type such as tool_call").optional(),
+    type: z
+      .string()
+      .regex(/^[a-z_]+$/, "must be an event type such as tool_call")
+      .optional(),
     workerId: z.string().regex(WORKER_ID, "must be a worker id (8 hex characters)").optional(),
   })
   .strict();
-
 
 /** `GET /v1/workers/:id/events` (paged) and `GET /v1/events` (a resumable SSE stream). */
 export function createEventRoutes(events: EventLog, workerExists: (id: string) => Promise<boolean>): Hono {
@@ -27,7 +29,8 @@ export function createEventRoutes(events: EventLog, workerExists: (id: string) =
     if (!WORKER_ID.test(id) || !(await workerExists(id))) {
       // Removed workers keep their trail; unknown ids do not exist.
       const trail = WORKER_ID.test(id) ? await events.list(id, { limit: 1 }) : [];
-      if (trail.length === 0) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}". List workers with GET /v1/workers.`);
+      if (trail.length === 0)
+        throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}". List workers with GET /v1/workers.`);
     }
     const query = parseQuery(c.req.query(), EventQuerySchema);
     const limit = query.limit ?? 100;
@@ -45,7 +48,9 @@ export function createEventRoutes(events: EventLog, workerExists: (id: string) =
       const pending: WorkcellEvent[] = [];
       let wake: (() => void) | undefined;
       let closed = false;
-      const matches = (event: WorkcellEvent) => (query.workerId === undefined || event.workerId === query.workerId) && (query.type === undefined || event.type === query.type);
+      const matches = (event: WorkcellEvent) =>
+        (query.workerId === undefined || event.workerId === query.workerId) &&
+        (query.type === undefined || event.type === query.type);
       const unsubscribe = events.subscribe((event) => {
         if (!matches(event)) return;
         pending.push(event);
@@ -62,7 +67,12 @@ export function createEventRoutes(events: EventLog, workerExists: (id: string) =
           last = event.seq;
           await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
         };
-        for (const event of await events.listAll({ after, ...(query.workerId ? { workerId: query.workerId } : {}), ...(query.type ? { type: query.type } : {}) })) await send(event);
+        for (const event of await events.listAll({
+          after,
+          ...(query.workerId ? { workerId: query.workerId } : {}),
+          ...(query.type ? { type: query.type } : {}),
+        }))
+          await send(event);
         while (!closed) {
           if (pending.length === 0) {
             const woke = await new Promise<boolean>((resolve) => {

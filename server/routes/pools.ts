@@ -9,7 +9,8 @@ export function createPoolRoutes(pools: WorkerPools | undefined): Hono {
   app.get("/", (c) => c.json({ pools: pools?.status() ?? [] }));
   app.post("/", async (c) => {
     const input = await parseJsonBody(c, PoolInputSchema);
-    if (pools === undefined) throw new AppError("conflict", "This control plane was started without warm pools, so none can be set.");
+    if (pools === undefined)
+      throw new AppError("conflict", "This control plane was started without warm pools, so none can be set.");
     return c.json(await pools.setRepoPool(input.repo, input.size));
   });
   return app;

@@ -12,7 +12,10 @@ import { parseJsonBody, parseQuery, WORKER_ID } from "../validate.js";
 export const RemoveQuerySchema = z.object({ keepWorkspace: z.enum(["true", "false"]).optional() }).strict();
 
 /** The REST routes under /v1/workers. */
-export function createWorkerRoutes(workers: Pick<Workers, "lookup" | "lifecycle" | "sessions" | "permissions" | "tasks">, baseUrl: () => string): Hono {
+export function createWorkerRoutes(
+  workers: Pick<Workers, "lookup" | "lifecycle" | "sessions" | "permissions" | "tasks">,
+  baseUrl: () => string,
+): Hono {
   const { lookup, lifecycle, sessions, tasks } = workers;
   const policies = workers.permissions;
   const app = new Hono();
@@ -21,7 +24,11 @@ export function createWorkerRoutes(workers: Pick<Workers, "lookup" | "lifecycle"
   // A malformed id is answered before any route reaches the workers.
   const knownShape = async (c: Context, next: Next) => {
     const id = c.req.param("id") ?? "";
-    if (!WORKER_ID.test(id)) throw new AppError("not_found", `No worker with id "${id.slice(0, 64)}"; worker ids are 8 hex characters. List workers with GET /v1/workers.`);
+    if (!WORKER_ID.test(id))
+      throw new AppError(
+        "not_found",
+        `No worker with id "${id.slice(0, 64)}"; worker ids are 8 hex characters. List workers with GET /v1/workers.`,
+      );
     await next();
   };
   app.use("/:id", knownShape);

@@ -45,7 +45,11 @@ const MISSING_IMAGE = "workcell-conformance-missing:none";
  * deadline, abort) and attached sessions (streams, terminal, close, death of the container).
  * Every container it makes carries `options.labels` and is removed after its case.
  */
-export function describeContainerDriverConformance(name: string, makeDriver: () => ContainerDriver | Promise<ContainerDriver>, options: ContainerDriverConformanceOptions): void {
+export function describeContainerDriverConformance(
+  name: string,
+  makeDriver: () => ContainerDriver | Promise<ContainerDriver>,
+  options: ContainerDriverConformanceOptions,
+): void {
   describe(`${name} behaves as a ContainerDriver`, () => {
     let driver: ContainerDriver;
     const made: string[] = [];
@@ -93,7 +97,15 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
         const wanted = spec({ labels: { ...options.labels, [CASE_LABEL]: "created" } });
         const id = await driver.create(wanted);
         made.push(id);
-        expect(await driver.inspect(id)).toMatchObject({ id, name: wanted.name, running: false, status: "created", exitCode: 0, oomKilled: false, labels: wanted.labels });
+        expect(await driver.inspect(id)).toMatchObject({
+          id,
+          name: wanted.name,
+          running: false,
+          status: "created",
+          exitCode: 0,
+          oomKilled: false,
+          labels: wanted.labels,
+        });
       });
 
       it("starts a container, and starting it again while it runs changes nothing", async () => {
@@ -127,7 +139,10 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
 
       it("reports a container whose main program ends by itself as exited with that program's code", async () => {
         const id = await running({ command: [...SUITE_PROGRAMS.exitSeven] });
-        const state = await waitFor(() => driver.inspect(id), (candidate) => candidate?.running === false);
+        const state = await waitFor(
+          () => driver.inspect(id),
+          (candidate) => candidate?.running === false,
+        );
         expect(state).toMatchObject({ running: false, status: "exited", exitCode: 7 });
       });
 
@@ -160,7 +175,9 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
       });
 
       it("refuses a container from an image the engine does not have, and says which", async () => {
-        await expect(create({ image: MISSING_IMAGE })).rejects.toThrow(new RegExp(`no such image.*${MISSING_IMAGE}`, "i"));
+        await expect(create({ image: MISSING_IMAGE })).rejects.toThrow(
+          new RegExp(`no such image.*${MISSING_IMAGE}`, "i"),
+        );
       });
 
       it("refuses a container that names an OCI runtime the engine does not offer", async () => {
@@ -197,7 +214,11 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
 
       it("answers the program's exit code, with its stdout and stderr apart", async () => {
         const result = await driver.exec(shared, { argv: SUITE_PROGRAMS.output });
-        expect({ exitCode: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() }).toEqual({ exitCode: 3, stdout: "out", stderr: "err" });
+        expect({
+          exitCode: result.exitCode,
+          stdout: result.stdout.toString(),
+          stderr: result.stderr.toString(),
+        }).toEqual({ exitCode: 3, stdout: "out", stderr: "err" });
       });
 
       it("hands the program the stdin it was given", async () => {
@@ -207,33 +228,53 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
       });
 
       it("gives the program the container's variables and the exec's own", async () => {
-        const result = await driver.exec(shared, { argv: SUITE_PROGRAMS.printenv, env: ["CONFORMANCE_FROM_EXEC=exec"] });
+        const result = await driver.exec(shared, {
+          argv: SUITE_PROGRAMS.printenv,
+          env: ["CONFORMANCE_FROM_EXEC=exec"],
+        });
         expect(result.stdout.toString()).toBe("spec\nexec\n");
       });
 
       it("runs the program as the sandbox user in the container's working directory unless told otherwise", async () => {
-        expect((await driver.exec(shared, { argv: SUITE_PROGRAMS.uid })).stdout.toString().trim()).toBe(String(options.defaultUid));
+        expect((await driver.exec(shared, { argv: SUITE_PROGRAMS.uid })).stdout.toString().trim()).toBe(
+          String(options.defaultUid),
+        );
         expect((await driver.exec(shared, { argv: SUITE_PROGRAMS.pwd })).stdout.toString().trim()).toBe("/");
-        expect((await driver.exec(shared, { argv: SUITE_PROGRAMS.uid, user: "0:0" })).stdout.toString().trim()).toBe("0");
-        expect((await driver.exec(shared, { argv: SUITE_PROGRAMS.pwd, workingDir: "/tmp" })).stdout.toString().trim()).toBe("/tmp");
+        expect((await driver.exec(shared, { argv: SUITE_PROGRAMS.uid, user: "0:0" })).stdout.toString().trim()).toBe(
+          "0",
+        );
+        expect(
+          (await driver.exec(shared, { argv: SUITE_PROGRAMS.pwd, workingDir: "/tmp" })).stdout.toString().trim(),
+        ).toBe("/tmp");
       });
 
       it("writes stdout to the sink it is given instead of buffering it", async () => {
         const sink = new PassThrough();
         const received = textOf(sink);
-        const result = await driver.exec(shared, { argv: SUITE_PROGRAMS.cat, stdin: Buffer.from("to the sink"), stdoutSink: sink });
+        const result = await driver.exec(shared, {
+          argv: SUITE_PROGRAMS.cat,
+          stdin: Buffer.from("to the sink"),
+          stdoutSink: sink,
+        });
         expect(await received).toBe("to the sink");
         expect(result.stdout.length).toBe(0);
       });
 
       it("keeps no more than maxBufferBytes of output", async () => {
-        const result = await driver.exec(shared, { argv: SUITE_PROGRAMS.cat, stdin: Buffer.alloc(4096, "a"), maxBufferBytes: 10 });
+        const result = await driver.exec(shared, {
+          argv: SUITE_PROGRAMS.cat,
+          stdin: Buffer.alloc(4096, "a"),
+          maxBufferBytes: 10,
+        });
         expect(result.stdout.toString()).toBe("a".repeat(10));
       });
 
       it("kills a program that outlives its deadline and fails with timeout", async () => {
         const startedMs = Date.now();
-        const error = await driver.exec(shared, { argv: SUITE_PROGRAMS.longSleep, timeoutMs: 1_000 }).then(() => undefined, (caught: unknown) => caught);
+        const error = await driver.exec(shared, { argv: SUITE_PROGRAMS.longSleep, timeoutMs: 1_000 }).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
         expect(error).toBeInstanceOf(AppError);
         expect((error as AppError).code).toBe("timeout");
         expect(Date.now() - startedMs).toBeLessThan(15_000);
@@ -242,9 +283,15 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
       it("stops waiting when the caller aborts, and fails with conflict", async () => {
         const controller = new AbortController();
         setTimeout(() => controller.abort(new Error("the caller gave up")), 100);
-        const error = await driver.exec(shared, { argv: SUITE_PROGRAMS.longSleep, signal: controller.signal }).then(() => undefined, (caught: unknown) => caught);
+        const error = await driver.exec(shared, { argv: SUITE_PROGRAMS.longSleep, signal: controller.signal }).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
         expect(error).toBeInstanceOf(AppError);
-        expect(error).toMatchObject({ code: "conflict", message: expect.stringMatching(/interrupted: the caller gave up/) });
+        expect(error).toMatchObject({
+          code: "conflict",
+          message: expect.stringMatching(/interrupted: the caller gave up/),
+        });
       });
 
       it("refuses to run a program in a container that is not running or does not exist", async () => {
@@ -269,7 +316,11 @@ export function describeContainerDriverConformance(name: string, makeDriver: () 
       it("settles exited with the code of a program that ends by itself, once its output has arrived", async () => {
         const id = await running();
         const session = await driver.attach(id, SUITE_PROGRAMS.output);
-        const [stdout, stderr, exitCode] = await Promise.all([textOf(session.stdout), textOf(session.stderr), session.exited]);
+        const [stdout, stderr, exitCode] = await Promise.all([
+          textOf(session.stdout),
+          textOf(session.stderr),
+          session.exited,
+        ]);
         expect({ stdout, stderr, exitCode }).toEqual({ stdout: "out", stderr: "err", exitCode: 3 });
       });
 
@@ -326,7 +377,10 @@ function textOf(stream: Readable): Promise<string> {
 }
 
 /** Reads `read` until `done` accepts it (the engine reports a dying container within a few seconds). */
-async function waitFor(read: () => Promise<ContainerState | undefined>, done: (state: ContainerState | undefined) => boolean): Promise<ContainerState | undefined> {
+async function waitFor(
+  read: () => Promise<ContainerState | undefined>,
+  done: (state: ContainerState | undefined) => boolean,
+): Promise<ContainerState | undefined> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     const state = await read();
     if (done(state)) return state;

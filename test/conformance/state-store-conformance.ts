@@ -106,7 +106,11 @@ export function describeStateStoreConformance(name: string, openStore: () => Pro
     });
 
     it("hands out copies: changing what get or list answered changes nothing stored", async () => {
-      await Promise.all([store.putWorker(sampleWorker({ id: "44444444" })), store.putApproval(sampleApproval("ap_out")), store.putTask(sampleTask("task_out"))]);
+      await Promise.all([
+        store.putWorker(sampleWorker({ id: "44444444" })),
+        store.putApproval(sampleApproval("ap_out")),
+        store.putTask(sampleTask("task_out")),
+      ]);
       const [got, listed] = [await store.getWorker("44444444"), (await store.listWorkers())[0]];
       if (got === undefined || listed === undefined) throw new Error("the stored worker was not found");
       got.status = "removed";
@@ -123,7 +127,13 @@ export function describeStateStoreConformance(name: string, openStore: () => Pro
     it("answers approvals as they were put and replaces one put again under its id", async () => {
       await store.putApproval(sampleApproval("ap_1"));
       await store.putApproval(sampleApproval("ap_2", { workerId: "other" }));
-      const decided = sampleApproval("ap_1", { status: "edited", decision: "edit", decidedAt: "2026-01-01T00:01:00.000Z", editedInput: { command: "ls" }, scope: "once" });
+      const decided = sampleApproval("ap_1", {
+        status: "edited",
+        decision: "edit",
+        decidedAt: "2026-01-01T00:01:00.000Z",
+        editedInput: { command: "ls" },
+        scope: "once",
+      });
       await store.putApproval(decided);
       expect(await store.getApproval("ap_1")).toEqual(decided);
       expect(ids(await store.listApprovals())).toEqual(["ap_1", "ap_2"]);
@@ -143,10 +153,20 @@ export function describeStateStoreConformance(name: string, openStore: () => Pro
       const advanced: Task = {
         ...task,
         position: 1,
-        transitions: [...task.transitions, { from_stage: "accept_goal", to_stage: "instruct_feature_file", prompt: "write the scenario", created_at: CREATED_AT }],
+        transitions: [
+          ...task.transitions,
+          {
+            from_stage: "accept_goal",
+            to_stage: "instruct_feature_file",
+            prompt: "write the scenario",
+            created_at: CREATED_AT,
+          },
+        ],
       };
       await store.putTask(advanced);
-      await store.putTask(sampleTask("task_2", { status: "complete", completedAt: CREATED_AT, summary: "done", coverage: 87.5 }));
+      await store.putTask(
+        sampleTask("task_2", { status: "complete", completedAt: CREATED_AT, summary: "done", coverage: 87.5 }),
+      );
       expect(await store.getTask("task_1")).toEqual(advanced);
       expect(await store.getTask("task_2")).toMatchObject({ status: "complete", coverage: 87.5 });
       expect(ids(await store.listTasks())).toEqual(["task_1", "task_2"]);
@@ -166,7 +186,11 @@ export function describeStateStoreConformance(name: string, openStore: () => Pro
     it("loses none of many writes made at once", async () => {
       const keys = Array.from({ length: 40 }, (_, index) => index.toString(16).padStart(8, "0"));
       await Promise.all(
-        keys.flatMap((key) => [store.putWorker(sampleWorker({ id: `w${key}` })), store.putApproval(sampleApproval(`ap_${key}`)), store.putTask(sampleTask(`task_${key}`))]),
+        keys.flatMap((key) => [
+          store.putWorker(sampleWorker({ id: `w${key}` })),
+          store.putApproval(sampleApproval(`ap_${key}`)),
+          store.putTask(sampleTask(`task_${key}`)),
+        ]),
       );
       expect(ids(await store.listWorkers())).toEqual(keys.map((key) => `w${key}`).sort());
       expect(ids(await store.listApprovals())).toEqual(keys.map((key) => `ap_${key}`).sort());

@@ -27,11 +27,21 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", ["-c", "safe.directory=*", ...args], {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.invalid", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.invalid" },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Test",
+      GIT_AUTHOR_EMAIL: "test@example.invalid",
+      GIT_COMMITTER_NAME: "Test",
+      GIT_COMMITTER_EMAIL: "test@example.invalid",
+    },
   }).trim();
 }
 
-const exists = (target: string) => stat(target).then(() => true, () => false);
+const exists = (target: string) =>
+  stat(target).then(
+    () => true,
+    () => false,
+  );
 
 /** What one test works with: the workers over a fresh data dir and repository, on the engine. */
 interface Harness {
@@ -92,12 +102,23 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
           events,
           clock,
         });
-      harness = { workers: build(), driver: engine.driver, store, events, clock, dataDir, repo, instance, restart: async () => build() };
+      harness = {
+        workers: build(),
+        driver: engine.driver,
+        store,
+        events,
+        clock,
+        dataDir,
+        repo,
+        instance,
+        restart: async () => build(),
+      };
     });
 
     afterEach(async () => {
       await harness.workers.lifecycle.close();
-      for (const container of await harness.driver.list({ [LABEL_INSTANCE]: harness.instance })) await harness.driver.remove(container.id);
+      for (const container of await harness.driver.list({ [LABEL_INSTANCE]: harness.instance }))
+        await harness.driver.remove(container.id);
       await rm(root, { recursive: true, force: true });
     });
 
@@ -138,13 +159,20 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
       const { workers, driver } = harness;
       const gone = await workers.lifecycle.create({ repo: harness.repo });
       const kept = await workers.lifecycle.create({ repo: harness.repo });
-      expect(await workers.lifecycle.remove(gone.id, { keepWorkspace: false })).toEqual({ id: gone.id, status: "removed" });
+      expect(await workers.lifecycle.remove(gone.id, { keepWorkspace: false })).toEqual({
+        id: gone.id,
+        status: "removed",
+      });
       expect(await driver.inspect(gone.containerId ?? "")).toBeUndefined();
       expect(await exists(gone.workspace)).toBe(false);
       expect(await harness.store.getWorker(gone.id)).toBeUndefined();
       await expect(workers.lookup.get(gone.id)).rejects.toMatchObject({ code: "not_found" });
       expect((await harness.events.list(gone.id)).map((event) => event.type)).toContain("removed");
-      expect(await workers.lifecycle.remove(kept.id, { keepWorkspace: true })).toEqual({ id: kept.id, status: "removed", workspace: kept.workspace });
+      expect(await workers.lifecycle.remove(kept.id, { keepWorkspace: true })).toEqual({
+        id: kept.id,
+        status: "removed",
+        workspace: kept.workspace,
+      });
       expect(await readFile(path.join(kept.workspace, "README.md"), "utf8")).toBe("# demo\n");
       expect(await workers.lookup.list()).toEqual([]);
     });
@@ -167,7 +195,10 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
     it("leaves nothing behind when a creation is refused: no record, no directory, no container", async () => {
       const { workers, driver, dataDir } = harness;
       const missingImage = `workcell-missing-${randomBytes(4).toString("hex")}:none`;
-      await expect(workers.lifecycle.create({ repo: harness.repo, image: missingImage })).rejects.toMatchObject({ code: "invalid_input", details: { field: "image" } });
+      await expect(workers.lifecycle.create({ repo: harness.repo, image: missingImage })).rejects.toMatchObject({
+        code: "invalid_input",
+        details: { field: "image" },
+      });
       await expect(workers.lifecycle.create({ repo: path.join(harness.repo, "src") })).rejects.toBeInstanceOf(AppError);
       expect(await harness.store.listWorkers()).toEqual([]);
       expect(await readdir(path.join(dataDir, "workers")).catch(() => [])).toEqual([]);
@@ -177,7 +208,10 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
     it("gives a name to one worker only: a second creation with it is refused and makes nothing", async () => {
       const { workers } = harness;
       const first = await workers.lifecycle.create({ repo: harness.repo, name: "reviewer" });
-      await expect(workers.lifecycle.create({ repo: harness.repo, name: "reviewer" })).rejects.toMatchObject({ code: "conflict", details: { field: "name", worker: first.id } });
+      await expect(workers.lifecycle.create({ repo: harness.repo, name: "reviewer" })).rejects.toMatchObject({
+        code: "conflict",
+        details: { field: "name", worker: first.id },
+      });
       expect((await workers.lookup.list()).map((worker) => worker.id)).toEqual([first.id]);
       expect((await workers.lookup.resolve("reviewer")).id).toBe(first.id);
     });
@@ -186,7 +220,10 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
       const { workers } = harness;
       const worker = await workers.lifecycle.create({ repo: harness.repo });
       await workers.lifecycle.stop(worker.id);
-      await expect(workers.sessions.exec(worker.id, { command: ["true"] })).rejects.toMatchObject({ code: "conflict", details: { status: "stopped", action: "start_worker", worker: worker.id } });
+      await expect(workers.sessions.exec(worker.id, { command: ["true"] })).rejects.toMatchObject({
+        code: "conflict",
+        details: { status: "stopped", action: "start_worker", worker: worker.id },
+      });
     });
 
     it("stops a worker over a limit with the reason on the worker and in its events", async () => {
@@ -196,7 +233,9 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
       const stopped = await workers.lookup.get(worker.id);
       expect(stopped).toMatchObject({ status: "stopped", stopReason: "memory over its limit" });
       expect((await driver.inspect(worker.containerId ?? ""))?.running).toBe(false);
-      expect(await harness.events.list(worker.id)).toContainEqual(expect.objectContaining({ type: "stopped_by_limit", reason: "memory over its limit" }));
+      expect(await harness.events.list(worker.id)).toContainEqual(
+        expect.objectContaining({ type: "stopped_by_limit", reason: "memory over its limit" }),
+      );
     });
 
     it("adopts running workers after a restart, and reports one whose container went away meanwhile", async () => {
@@ -208,7 +247,10 @@ export function describeWorkerLifecycle(name: string, makeEngine: () => Promise<
       const restarted = await harness.restart();
       await restarted.lifecycle.reconcile();
       expect((await restarted.lookup.get(running.id)).status).toBe("running");
-      expect(await restarted.lookup.get(lost.id)).toMatchObject({ status: "failed", error: expect.stringMatching(/no longer exists/) });
+      expect(await restarted.lookup.get(lost.id)).toMatchObject({
+        status: "failed",
+        error: expect.stringMatching(/no longer exists/),
+      });
       expect((await restarted.lifecycle.start(lost.id)).status).toBe("running");
       await restarted.lifecycle.close();
     });

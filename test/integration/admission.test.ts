@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -18,15 +25,21 @@ afterAll(async () => {
   await removeContainersOf([first.id, second.id]);
 });
 
-const exec = (worker: ApiWorker, command: string) => test.api<{ exitCode: number; stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs: 30_000 });
+const exec = (worker: ApiWorker, command: string) =>
+  test.api<{ exitCode: number; stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+    command,
+    timeoutMs: 30_000,
+  });
 
 describe("admission control for heavy work", () => {
   it("runs no more heavy commands at once than the limit, across workers", async () => {
     const started = performance.now();
-    const stamps = await Promise.all([first, second].map(async (worker) => {
-      await exec(worker, "sleep 1");
-      return performance.now() - started;
-    }));
+    const stamps = await Promise.all(
+      [first, second].map(async (worker) => {
+        await exec(worker, "sleep 1");
+        return performance.now() - started;
+      }),
+    );
     // With one slot the two one-second commands run one after the other.
     expect(Math.max(...stamps)).toBeGreaterThanOrEqual(1_900);
     expect(test.plane.admission.status()).toEqual({ running: 0, queued: 0, limit: 1 });
@@ -37,7 +50,11 @@ describe("admission control for heavy work", () => {
     const holder = exec(first, "sleep 3");
     await expect.poll(() => test.plane.admission.status().running).toBe(1);
     const messages: string[] = [];
-    const heavy = client.callTool({ name: "shell", arguments: { command: "echo heavy done", heavy: true } }, undefined, { onprogress: (p) => messages.push(p.message ?? "") });
+    const heavy = client.callTool(
+      { name: "shell", arguments: { command: "echo heavy done", heavy: true } },
+      undefined,
+      { onprogress: (p) => messages.push(p.message ?? "") },
+    );
     await expect.poll(() => test.plane.admission.status().queued).toBe(1);
     const lightStarted = performance.now();
     const light = await client.callTool({ name: "read_file", arguments: { path: "README.md" } });

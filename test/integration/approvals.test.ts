@@ -1,6 +1,14 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { startLoopbackServer } from "./helpers/loopback-server.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
@@ -29,7 +37,9 @@ interface Approval {
   expiresAt: string;
 }
 
-async function spawn(body: Record<string, unknown>): Promise<{ worker: ApiWorker; client: Client; seenByAgent: string[] }> {
+async function spawn(
+  body: Record<string, unknown>,
+): Promise<{ worker: ApiWorker; client: Client; seenByAgent: string[] }> {
   const worker = await spawnOn(test, repo, body);
   spawned.push(worker.id);
   const { client } = await test.connect(worker.mcpUrl);
@@ -45,22 +55,30 @@ async function spawn(body: Record<string, unknown>): Promise<{ worker: ApiWorker
 async function pending(workerId: string, count = 1): Promise<Approval[]> {
   let list: Approval[] = [];
   await expect
-    .poll(async () => {
-      list = (await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?status=pending&workerId=${workerId}`)).body.approvals;
-      return list.length;
-    }, { timeout: 10_000, interval: 100 })
+    .poll(
+      async () => {
+        list = (await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?status=pending&workerId=${workerId}`))
+          .body.approvals;
+        return list.length;
+      },
+      { timeout: 10_000, interval: 100 },
+    )
     .toBe(count);
   return list;
 }
 
-const decide = (id: string, body: Record<string, unknown>) => test.api<Approval & { error?: { code: string } }>("POST", `/v1/approvals/${id}`, body);
+const decide = (id: string, body: Record<string, unknown>) =>
+  test.api<Approval & { error?: { code: string } }>("POST", `/v1/approvals/${id}`, body);
 
 async function stage(client: Client, file: string) {
   await client.callTool({ name: "write_file", arguments: { path: file, content: `${file}\n` } });
   await client.callTool({ name: "git_add", arguments: { files: [file] } });
 }
 
-const headSubject = async (client: Client) => textOf(await client.callTool({ name: "git_log", arguments: { maxCount: 1 } })).split("\n")[1]?.trim();
+const headSubject = async (client: Client) =>
+  textOf(await client.callTool({ name: "git_log", arguments: { maxCount: 1 } }))
+    .split("\n")[1]
+    ?.trim();
 
 describe("approval gates", () => {
   it("a gated git_commit waits until approved over REST, then commits; deciding again is a conflict", async () => {
@@ -68,7 +86,12 @@ describe("approval gates", () => {
     await stage(client, "a.txt");
     const call = client.callTool({ name: "git_commit", arguments: { message: "gated commit" } });
     const [approval] = await pending(worker.id);
-    expect(approval).toMatchObject({ tool: "git_commit", input: { message: "gated commit" }, status: "pending", description: expect.stringMatching(/git_commit always needs approval/) });
+    expect(approval).toMatchObject({
+      tool: "git_commit",
+      input: { message: "gated commit" },
+      status: "pending",
+      description: expect.stringMatching(/git_commit always needs approval/),
+    });
     expect(Date.parse(approval?.expiresAt ?? "") - Date.parse(approval?.createdAt ?? "")).toBe(600_000);
     expect((await decide(approval?.id ?? "", { decision: "approve" })).body.status).toBe("approved");
     expect(((await call).structuredContent as { sha: string }).sha).toMatch(/^[0-9a-f]{40}$/);
@@ -101,7 +124,8 @@ describe("approval gates", () => {
     await stage(client, "c.txt");
     const answer = await client.callTool({ name: "git_commit", arguments: { message: "late" } });
     expect(textOf(answer)).toMatch(/^Rejected by reviewer: no decision within 1500 ms/);
-    const [approval] = (await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?workerId=${worker.id}`)).body.approvals;
+    const [approval] = (await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?workerId=${worker.id}`)).body
+      .approvals;
     expect(approval?.status).toBe("timed_out");
   });
 
@@ -122,31 +146,47 @@ describe("approval gates", () => {
     const worker = await spawnOn(test, repo, { approvals: { tools: ["write_file"] } });
     spawned.push(worker.id);
     const { client, transport } = await test.connect(worker.mcpUrl);
-    const call = client.callTool({ name: "write_file", arguments: { path: "stale.txt", content: "written after the client left\n" } }).catch(() => "gone");
+    const call = client
+      .callTool({ name: "write_file", arguments: { path: "stale.txt", content: "written after the client left\n" } })
+      .catch(() => "gone");
     const [approval] = await pending(worker.id);
     // The client's connection drops without a DELETE or a cancellation (a crashed agent).
     await transport.close();
     expect(await call).toBe("gone");
     await expect
-      .poll(async () => (await test.api<Approval>("GET", `/v1/approvals/${approval?.id}`)).body.status, { timeout: 10_000, interval: 100 })
+      .poll(async () => (await test.api<Approval>("GET", `/v1/approvals/${approval?.id}`)).body.status, {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toBe("cancelled");
     const late = await decide(approval?.id ?? "", { decision: "approve" });
     expect(late.status).toBe(409);
-    const file = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "test -e stale.txt && echo exists || echo absent" });
+    const file = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "test -e stale.txt && echo exists || echo absent",
+    });
     expect(file.body.stdout).toBe("absent\n");
-    const events = await test.api<{ events: { type: string; tool?: string; result?: string }[] }>("GET", `/v1/workers/${worker.id}/events?type=tool_call`);
-    expect(events.body.events.find((event) => event.tool === "write_file")?.result).toBe("Cancelled: the client disconnected before the call was answered");
+    const events = await test.api<{ events: { type: string; tool?: string; result?: string }[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?type=tool_call`,
+    );
+    expect(events.body.events.find((event) => event.tool === "write_file")?.result).toBe(
+      "Cancelled: the client disconnected before the call was answered",
+    );
   });
 
   it("dangerous git commands need approval by default, and the agent can cancel while waiting", async () => {
     const { worker, client } = await spawn({});
     const controller = new AbortController();
-    const call = client.callTool({ name: "shell", arguments: { command: "git reset --hard HEAD" } }, undefined, { signal: controller.signal });
+    const call = client.callTool({ name: "shell", arguments: { command: "git reset --hard HEAD" } }, undefined, {
+      signal: controller.signal,
+    });
     const [approval] = await pending(worker.id);
     expect(approval?.description).toMatch(/git reset --hard discards uncommitted changes/);
     controller.abort();
     await expect(call).rejects.toThrow();
-    await expect.poll(async () => (await test.api<Approval>("GET", `/v1/approvals/${approval?.id}`)).body.status).toBe("cancelled");
+    await expect
+      .poll(async () => (await test.api<Approval>("GET", `/v1/approvals/${approval?.id}`)).body.status)
+      .toBe("cancelled");
   });
 
   it("a permission prompt approved for the worker's life is added to the policy and not asked again", async () => {
@@ -160,15 +200,25 @@ describe("approval gates", () => {
     expect(((await call).structuredContent as { stdout: string }).stdout).toBe("42\n");
     const policy = await test.api<{ permissions: { run: string[] } }>("GET", `/v1/workers/${worker.id}/permissions`);
     expect(policy.body.permissions.run).toEqual(["git", "ls", "python3"]);
-    expect(((await client.callTool({ name: "shell", arguments: { command: "python3 -c 'print(1)'" } })).structuredContent as { stdout: string }).stdout).toBe("1\n");
-    expect((await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?workerId=${worker.id}`)).body.approvals).toHaveLength(1);
+    expect(
+      (
+        (await client.callTool({ name: "shell", arguments: { command: "python3 -c 'print(1)'" } }))
+          .structuredContent as { stdout: string }
+      ).stdout,
+    ).toBe("1\n");
+    expect(
+      (await test.api<{ approvals: Approval[] }>("GET", `/v1/approvals?workerId=${worker.id}`)).body.approvals,
+    ).toHaveLength(1);
   });
 
   it("a network destination outside the grants becomes an approval; approved for the worker's life it joins net", async () => {
     const server = await startLoopbackServer("prompted");
     try {
       const { worker } = await spawn({ permissions: { prompt: true } });
-      const fetch = () => test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: `curl -s http://127.0.0.1:${server.port}/asked` });
+      const fetch = () =>
+        test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+          command: `curl -s http://127.0.0.1:${server.port}/asked`,
+        });
       const first = fetch();
       const [approval] = await pending(worker.id);
       expect(approval).toMatchObject({ tool: "net", input: { kind: "net", target: `127.0.0.1:${server.port}` } });
@@ -188,8 +238,15 @@ describe("approval gates", () => {
     const call = client.callTool({ name: "git_commit", arguments: { message: "audited" } });
     await decide((await pending(worker.id))[0]?.id ?? "", { decision: "approve" });
     await call;
-    const { body } = await test.api<{ events: { type: string; seq: number; durationMs?: number; tool?: string }[] }>("GET", `/v1/workers/${worker.id}/events?limit=200`);
-    const relevant = body.events.filter((event) => ["approval_requested", "approval_decided"].includes(event.type) || (event.type === "tool_call" && event.tool === "git_commit"));
+    const { body } = await test.api<{ events: { type: string; seq: number; durationMs?: number; tool?: string }[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?limit=200`,
+    );
+    const relevant = body.events.filter(
+      (event) =>
+        ["approval_requested", "approval_decided"].includes(event.type) ||
+        (event.type === "tool_call" && event.tool === "git_commit"),
+    );
     expect(relevant.map((event) => event.type)).toEqual(["approval_requested", "approval_decided", "tool_call"]);
     expect(relevant[1]?.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -197,7 +254,10 @@ describe("approval gates", () => {
   it("a pending approval survives a control-plane restart, marked abandoned", async () => {
     const { worker, client } = await spawn({ approvals: { tools: ["git_commit"] } });
     await stage(client, "e.txt");
-    const call = client.callTool({ name: "git_commit", arguments: { message: "lost" } }).then(() => "answered", () => "failed");
+    const call = client.callTool({ name: "git_commit", arguments: { message: "lost" } }).then(
+      () => "answered",
+      () => "failed",
+    );
     const [approval] = await pending(worker.id);
     await test.plane.close();
     expect(await call).toBe("failed");

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  startTestPlane,
+  stopTestPlane,
+  TEST_TOKEN,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import path from "node:path";
 import { runCli, runCliIn, runCliWithInput } from "./helpers/cli.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
@@ -22,14 +28,35 @@ const cli = (...args: string[]) => runCli(test, ...args);
 
 describe("the workcell CLI", () => {
   it("spawns with Deno-style flags that become the worker's policy, and prints JSON for scripts", async () => {
-    const result = await cli("spawn", repo, "--name", "cli-test", "--allow-net=127.0.0.1:8080,*.example.com", "--allow-run=git,ls", "--deny-read=/srv/secret", "--prompt", "--memory", "1024", "--json");
+    const result = await cli(
+      "spawn",
+      repo,
+      "--name",
+      "cli-test",
+      "--allow-net=127.0.0.1:8080,*.example.com",
+      "--allow-run=git,ls",
+      "--deny-read=/srv/secret",
+      "--prompt",
+      "--memory",
+      "1024",
+      "--json",
+    );
     expect(result.code, result.stderr).toBe(0);
     const worker = JSON.parse(result.stdout) as { id: string; branch: string; resources: { memoryMb: number } };
     spawned.push(worker.id);
     expect(worker.branch).toMatch(/^workcell\/cli-test-/);
     expect(worker.resources.memoryMb).toBe(1024);
-    const policy = await test.api<{ permissions: Record<string, unknown> }>("GET", `/v1/workers/${worker.id}/permissions`);
-    expect(policy.body.permissions).toMatchObject({ net: ["127.0.0.1:8080", "*.example.com"], run: ["git", "ls"], deny: { read: ["/srv/secret"] }, prompt: true, mode: "enforce" });
+    const policy = await test.api<{ permissions: Record<string, unknown> }>(
+      "GET",
+      `/v1/workers/${worker.id}/permissions`,
+    );
+    expect(policy.body.permissions).toMatchObject({
+      net: ["127.0.0.1:8080", "*.example.com"],
+      run: ["git", "ls"],
+      deny: { read: ["/srv/secret"] },
+      prompt: true,
+      mode: "enforce",
+    });
 
     const listed = await cli("ls", "--json");
     expect((JSON.parse(listed.stdout) as { workers: { id: string }[] }).workers.map((w) => w.id)).toContain(worker.id);
@@ -48,7 +75,11 @@ describe("the workcell CLI", () => {
 
   it("refuses a flag value that is not a number as a usage error naming the flag, and creates nothing", async () => {
     const before = (await test.api<{ workers: unknown[] }>("GET", "/v1/workers")).body.workers.length;
-    for (const [flag, value] of [["--memory", "lots"], ["--cpus", "0"], ["--memory", "-5"]]) {
+    for (const [flag, value] of [
+      ["--memory", "lots"],
+      ["--cpus", "0"],
+      ["--memory", "-5"],
+    ]) {
       const result = await cli("spawn", repo, `${flag}=${value}`);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`${flag} takes a positive number (e.g. ${flag} `);
@@ -64,8 +95,13 @@ describe("the workcell CLI", () => {
     expect(ok).toMatchObject({ code: 3, stdout: "out\n", stderr: "err\n" });
     const json = await cli("exec", spawnedWorker.id, "--json", "--", "true");
     expect(JSON.parse(json.stdout)).toMatchObject({ exitCode: 0, timedOut: false });
-    const config = JSON.parse((await cli("mcp-config", spawnedWorker.id)).stdout) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> };
-    expect(Object.values(config.mcpServers)[0]).toMatchObject({ url: expect.stringContaining(`/v1/workers/${spawnedWorker.id}/mcp`), headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+    const config = JSON.parse((await cli("mcp-config", spawnedWorker.id)).stdout) as {
+      mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
+    };
+    expect(Object.values(config.mcpServers)[0]).toMatchObject({
+      url: expect.stringContaining(`/v1/workers/${spawnedWorker.id}/mcp`),
+      headers: { Authorization: `Bearer ${TEST_TOKEN}` },
+    });
     const removed = await cli("rm", spawnedWorker.id, "--json");
     expect(JSON.parse(removed.stdout)).toEqual({ id: spawnedWorker.id, status: "removed" });
   });
@@ -87,11 +123,21 @@ describe("the workcell CLI", () => {
   it("shell without a terminal runs the piped script like exec: under the policy, in the audit trail, with its exit code", async () => {
     const worker = JSON.parse((await cli("spawn", repo, "--json")).stdout) as { id: string };
     spawned.push(worker.id);
-    const run = await runCliWithInput("cd src\necho \"in $(basename $PWD) as $(id -u)\"\nexit 3\n", test, "shell", worker.id);
+    const run = await runCliWithInput(
+      'cd src\necho "in $(basename $PWD) as $(id -u)"\nexit 3\n',
+      test,
+      "shell",
+      worker.id,
+    );
     expect(run.stdout).toBe("in src as 1000\n");
     expect(run.code).toBe(3);
-    const events = await test.api<{ events: { type: string; command?: string }[] }>("GET", `/v1/workers/${worker.id}/events?type=exec`);
-    expect(events.body.events.map((event) => event.command)).toContain("cd src\necho \"in $(basename $PWD) as $(id -u)\"\nexit 3\n");
+    const events = await test.api<{ events: { type: string; command?: string }[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?type=exec`,
+    );
+    expect(events.body.events.map((event) => event.command)).toContain(
+      'cd src\necho "in $(basename $PWD) as $(id -u)"\nexit 3\n',
+    );
     const empty = await runCliWithInput("", test, "shell", worker.id);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(/^workcell: No script on standard input\./);
@@ -102,7 +148,9 @@ describe("the workcell CLI", () => {
     spawned.push(worker.id);
     const clean = await cli("diff", worker.id);
     expect(clean.code).toBe(0);
-    expect(clean.stdout).toBe(`no changes since the base (${worker.baseCommit.slice(0, 12)}): nothing committed, staged, edited or added\n`);
+    expect(clean.stdout).toBe(
+      `no changes since the base (${worker.baseCommit.slice(0, 12)}): nothing committed, staged, edited or added\n`,
+    );
     await cli("exec", worker.id, "--", "sh", "-c", "echo boom >&2; exit 4");
     const logs = await cli("logs", worker.id);
     expect(logs.stdout).toMatch(/ exec sh -c echo boom >&2; exit 4 → exit 4 \(\d+ ms\): boom \[error\]\n/);

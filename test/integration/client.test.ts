@@ -4,7 +4,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The package's published entry (dist/client.js, built by `npm run build:client`), not the source.
 import { WorkcellClient, WorkcellError, type WorkcellEvent, type WorkerInfo } from "workcell/client";
-import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  startTestPlane,
+  stopTestPlane,
+  TEST_TOKEN,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -31,7 +37,9 @@ describe("WorkcellClient against a real control plane", () => {
     expect(worker).toMatchObject({ status: "running", repo, network: "none" });
     expect(worker.mcpUrl).toBe(`${test.plane.url}/v1/workers/${worker.id}/mcp`);
     const mcp = new Client({ name: "client-test", version: "1.0.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: workcell.headers } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: workcell.headers } }),
+    );
     try {
       const { tools } = await mcp.listTools();
       expect(tools.map((tool) => tool.name)).toContain("read_file");
@@ -50,7 +58,10 @@ describe("WorkcellClient against a real control plane", () => {
   });
 
   it("shows the diff and exports the worker's commit as a branch of the source repository", async () => {
-    await workcell.exec(worker.id, "echo 'export const z = 3;' > src/z.ts && git add src/z.ts && git commit -qm 'add z'");
+    await workcell.exec(
+      worker.id,
+      "echo 'export const z = 3;' > src/z.ts && git add src/z.ts && git commit -qm 'add z'",
+    );
     const diff = await workcell.diff(worker.id);
     expect(diff.files).toEqual([expect.objectContaining({ path: "src/z.ts", status: "added", additions: 1 })]);
     const exported = await workcell.export(worker.id, { branch: "from-client" });
@@ -81,7 +92,9 @@ describe("WorkcellClient against a real control plane", () => {
       }
     })();
     const mcp = new Client({ name: "client-test", version: "1.0.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: workcell.headers } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(worker.mcpUrl), { requestInit: { headers: workcell.headers } }),
+    );
     await mcp.callTool({ name: "read_file", arguments: { path: "src/z.ts" } });
     await mcp.close();
     await watching;

@@ -1,6 +1,14 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createRepoFromFixture, createTempDir } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -41,7 +49,12 @@ const cases = [
     bugPattern: "values\\.length - 1",
     bugFile: "src/stats.ts:7:",
     failingTest: "mean of three numbers",
-    fix: { path: "src/stats.ts", command: "find_replace", find: "total / (values.length - 1)", content: "total / values.length" },
+    fix: {
+      path: "src/stats.ts",
+      command: "find_replace",
+      find: "total / (values.length - 1)",
+      content: "total / values.length",
+    },
   },
   {
     fixture: "py-stats",
@@ -49,7 +62,12 @@ const cases = [
     bugPattern: "middle \\+ 1",
     bugFile: "stats/median.py:10:",
     failingTest: "test_even_count",
-    fix: { path: "stats/median.py", command: "find_replace", find: "ordered[middle] + ordered[middle + 1]", content: "ordered[middle - 1] + ordered[middle]" },
+    fix: {
+      path: "stats/median.py",
+      command: "find_replace",
+      find: "ordered[middle] + ordered[middle + 1]",
+      content: "ordered[middle - 1] + ordered[middle]",
+    },
   },
 ] as const;
 
@@ -81,7 +99,9 @@ describe.each(cases)("the coding workflow on the $fixture fixture", (fixture) =>
     const unvalidated = await call("finish", { summary: "fixed" });
     expect(unvalidated.isError).toBe(true);
 
-    const validation = structured<{ success: boolean; errorCount: number; language: string }>(await call("code_validate"));
+    const validation = structured<{ success: boolean; errorCount: number; language: string }>(
+      await call("code_validate"),
+    );
     expect(validation).toMatchObject({ success: true, errorCount: 0, language: fixture.language });
 
     const green = structured<TestRunResult>(await call("test_run"));
@@ -91,7 +111,10 @@ describe.each(cases)("the coding workflow on the $fixture fixture", (fixture) =>
     expect(finished.isError).toBeFalsy();
     expect(textOf(finished)).toBe("Task finished: Fixed the bug");
 
-    const after = await test.api<ApiWorker & { task: { status: string; summary: string } }>("GET", `/v1/workers/${worker.id}`);
+    const after = await test.api<ApiWorker & { task: { status: string; summary: string } }>(
+      "GET",
+      `/v1/workers/${worker.id}`,
+    );
     expect(after.body.task).toMatchObject({ status: "finished", summary: "Fixed the bug" });
     expect(after.body.status).toBe("running");
     await client.close();
@@ -116,9 +139,14 @@ describe("the finish gate", () => {
 
   it("ends the task as failed after five consecutive failed validations, across sessions, visible through the REST API", async () => {
     const { worker, client } = await workerOn("py-stats");
-    await client.callTool({ name: "write_file", arguments: { path: "stats/broken.py", content: "def oops(:\n    pass\n" } });
+    await client.callTool({
+      name: "write_file",
+      arguments: { path: "stats/broken.py", content: "def oops(:\n    pass\n" },
+    });
     for (let i = 0; i < 3; i += 1) {
-      const result = structured<{ success: boolean; errors: { file: string; line: number; code: string }[] }>(await client.callTool({ name: "code_validate", arguments: {} }));
+      const result = structured<{ success: boolean; errors: { file: string; line: number; code: string }[] }>(
+        await client.callTool({ name: "code_validate", arguments: {} }),
+      );
       expect(result.success).toBe(false);
       expect(result.errors[0]).toMatchObject({ file: "stats/broken.py", line: 1, code: null });
     }
@@ -131,7 +159,10 @@ describe("the finish gate", () => {
     expect(failed.isError).toBe(true);
     expect(textOf(failed)).toMatch(/^Error: Task failed: 5 consecutive validations failed/);
 
-    const after = await test.api<ApiWorker & { task: { status: string; reason: string } }>("GET", `/v1/workers/${worker.id}`);
+    const after = await test.api<ApiWorker & { task: { status: string; reason: string } }>(
+      "GET",
+      `/v1/workers/${worker.id}`,
+    );
     expect(after.body.status).toBe("failed");
     expect(after.body.error).toMatch(/Task failed: 5 consecutive validations failed/);
     expect(after.body.task.status).toBe("failed");
@@ -141,10 +172,17 @@ describe("the finish gate", () => {
     const again = await second.client.callTool({ name: "finish", arguments: { summary: "one more try" } });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toMatch(/^Error: The task already ended at \S+; it failed: 5 consecutive validations failed/);
-    expect(again.structuredContent).toMatchObject({ refused: true, reason: "already_ended", task: { status: "failed", reason: expect.stringMatching(/^5 consecutive validations failed/) } });
+    expect(again.structuredContent).toMatchObject({
+      refused: true,
+      reason: "already_ended",
+      task: { status: "failed", reason: expect.stringMatching(/^5 consecutive validations failed/) },
+    });
 
     // The worker takes a second task: the gate starts fresh, and the old session ends so it cannot report the old outcome.
-    const next = await test.api<ApiWorker & { task?: unknown; validation?: { consecutiveFailures: number } }>("POST", `/v1/workers/${worker.id}/task`);
+    const next = await test.api<ApiWorker & { task?: unknown; validation?: { consecutiveFailures: number } }>(
+      "POST",
+      `/v1/workers/${worker.id}/task`,
+    );
     expect(next.status).toBe(200);
     expect(next.body.status).toBe("running");
     expect(next.body.task).toBeNull();
@@ -154,7 +192,10 @@ describe("the finish gate", () => {
     const fresh = await third.client.callTool({ name: "finish", arguments: { summary: "second task" } });
     expect(fresh.structuredContent).toMatchObject({ refused: true, reason: "never_validated" });
     // While that task is open, it cannot be wiped by starting yet another.
-    const open = await test.api<{ error: { code: string; details: { reason: string } } }>("POST", `/v1/workers/${worker.id}/task`);
+    const open = await test.api<{ error: { code: string; details: { reason: string } } }>(
+      "POST",
+      `/v1/workers/${worker.id}/task`,
+    );
     expect(open.status).toBe(409);
     expect(open.body.error.details.reason).toBe("task_open");
     await third.client.close();

@@ -2,7 +2,16 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_WORKER } from "../../runtime/docker/container-spec.js";
-import { docker, removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnWorker,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -41,14 +50,19 @@ describe("a killed container", () => {
     const after = await test.api<ApiWorker>("GET", `/v1/workers/${worker.id}`);
     expect(after.body.status).toBe("failed");
     expect(after.body.error).toMatch(/exited with code 137/);
-    const events = await test.api<{ events: { type: string; to?: string }[] }>("GET", `/v1/workers/${worker.id}/events?type=status_changed`);
+    const events = await test.api<{ events: { type: string; to?: string }[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?type=status_changed`,
+    );
     expect(events.body.events.at(-1)).toMatchObject({ type: "status_changed", to: "failed" });
     expect(await readFile(path.join(worker.workspace, "precious.txt"), "utf8")).toBe("do not lose me");
     // Starting it again brings the same workspace back.
     const restarted = await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/start`);
     expect(restarted.body.status).toBe("running");
     const again = await test.connect(worker.mcpUrl);
-    expect(textOf(await again.client.callTool({ name: "read_file", arguments: { path: "precious.txt" } }))).toBe("do not lose me");
+    expect(textOf(await again.client.callTool({ name: "read_file", arguments: { path: "precious.txt" } }))).toBe(
+      "do not lose me",
+    );
     await again.client.close();
     await client.close().catch(() => undefined);
   });
@@ -63,7 +77,9 @@ describe("a killed container", () => {
     const started = await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/start`);
     expect(started.body.status).toBe("running");
     expect(started.body.containerId).not.toBe(worker.containerId);
-    const result = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "cat notes.txt" });
+    const result = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "cat notes.txt",
+    });
     expect(result.body.stdout).toBe("kept");
   });
 });

@@ -3,7 +3,16 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, TEST_TOKEN, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  TEST_TOKEN,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "./helpers/test-repo.js";
 
 // Debian's chromium package, never a downloaded browser (scripts/ensure-chromium.sh installs it).
@@ -26,7 +35,9 @@ beforeAll(async () => {
   try {
     await access(CHROMIUM);
   } catch {
-    throw new Error(`No Chromium at ${CHROMIUM}. Install Debian's package with 'sudo scripts/ensure-chromium.sh' (or set WORKCELL_CHROMIUM to its path).`);
+    throw new Error(
+      `No Chromium at ${CHROMIUM}. Install Debian's package with 'sudo scripts/ensure-chromium.sh' (or set WORKCELL_CHROMIUM to its path).`,
+    );
   }
   await mkdir(SCREENSHOTS, { recursive: true });
   test = await startTestPlane();
@@ -64,7 +75,11 @@ describe("the dashboard in headless Chromium", () => {
   });
 
   it("shows a worker as soon as it is spawned, with its branch, resources and permissions", async () => {
-    worker = await spawnOn(test, repo, { name: "dash", approvals: { tools: ["write_file"] }, resources: { memoryMb: 1024 } });
+    worker = await spawnOn(test, repo, {
+      name: "dash",
+      approvals: { tools: ["write_file"] },
+      resources: { memoryMb: 1024 },
+    });
     spawned.push(worker.id);
     const row = page.locator(`#workers tr[data-id="${worker.id}"]`);
     await row.waitFor();
@@ -91,9 +106,14 @@ describe("the dashboard in headless Chromium", () => {
 
   it("approves a pending approval by clicking, and the agent's waiting call completes", async () => {
     let settled = false;
-    const call = mcp.callTool({ name: "write_file", arguments: { path: "src/answer.ts", content: "export const answer = 42; // the answer\n" } }).finally(() => {
-      settled = true;
-    });
+    const call = mcp
+      .callTool({
+        name: "write_file",
+        arguments: { path: "src/answer.ts", content: "export const answer = 42; // the answer\n" },
+      })
+      .finally(() => {
+        settled = true;
+      });
     const item = page.locator("#approvals li").first();
     await item.waitFor();
     expect(await item.textContent()).toContain("write_file");
@@ -102,7 +122,9 @@ describe("the dashboard in headless Chromium", () => {
     await screenshot("3-approval-pending");
     await item.getByRole("button", { name: "Approve" }).click();
     expect(textOf(await call)).toMatch(/^Wrote \d+ bytes to src\/answer\.ts/);
-    expect(await readFile(path.join(worker.workspace, "src", "answer.ts"), "utf8")).toBe("export const answer = 42; // the answer\n");
+    expect(await readFile(path.join(worker.workspace, "src", "answer.ts"), "utf8")).toBe(
+      "export const answer = 42; // the answer\n",
+    );
     await page.locator("#approvals-empty").waitFor({ state: "visible" });
   });
 
@@ -140,7 +162,9 @@ describe("the dashboard in headless Chromium", () => {
   });
 
   it("exports the branch and removes the worker with one click each", async () => {
-    await test.api("POST", `/v1/workers/${worker.id}/exec`, { command: "git add -A && git commit -qm 'from the dashboard test'" });
+    await test.api("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "git add -A && git commit -qm 'from the dashboard test'",
+    });
     await page.getByRole("button", { name: "Export branch" }).click();
     // An export runs git in the sandbox and verifies a bundle on the host: seconds under gVisor on a busy machine.
     await expect

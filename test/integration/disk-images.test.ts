@@ -3,7 +3,14 @@ import { access, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createDiskImage, isMountPoint } from "../../runtime/workspace/disk-image.js";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 // The life of a workspace image: made with the worker (or the pool slot), followed across
@@ -22,7 +29,11 @@ afterAll(async () => {
   await removeContainersOf(spawned);
 });
 
-const exists = (file: string) => access(file).then(() => true, () => false);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 async function plane(dataDir?: string, overrides: Parameters<typeof startTestPlane>[1] = {}): Promise<TestPlane> {
   open = await startTestPlane(dataDir, overrides);
@@ -37,7 +48,11 @@ async function spawn(test: TestPlane, body: Record<string, unknown> = {}): Promi
 }
 
 async function exec(test: TestPlane, worker: ApiWorker, command: string) {
-  return (await test.api<{ exitCode: number; stdout: string; stderr: string }>("POST", `/v1/workers/${worker.id}/exec`, { command })).body;
+  return (
+    await test.api<{ exitCode: number; stdout: string; stderr: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command,
+    })
+  ).body;
 }
 
 describe("workspace images", () => {
@@ -107,7 +122,11 @@ describe("workspace images", () => {
   it("keepWorkspace copies the files out into a plain directory and deletes the image", async () => {
     const test = await plane();
     const worker = await spawn(test, { resources: { diskMb: 32 } });
-    await exec(test, worker, "mkdir -p deep/er && echo mine > deep/er/file.txt && ln -s deep/er/file.txt link && cp /bin/true prog && chmod u+s prog");
+    await exec(
+      test,
+      worker,
+      "mkdir -p deep/er && echo mine > deep/er/file.txt && ln -s deep/er/file.txt link && cp /bin/true prog && chmod u+s prog",
+    );
     const removed = await test.api<{ workspace?: string }>("DELETE", `/v1/workers/${worker.id}?keepWorkspace=true`);
     expect(removed.body.workspace).toBe(worker.workspace);
     expect(await isMountPoint(worker.workspace)).toBe(false);

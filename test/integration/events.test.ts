@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, TEST_TOKEN, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  TEST_TOKEN,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -9,7 +17,10 @@ const SECRET = "zz-secret-value-81f3a2";
 beforeAll(async () => {
   test = await startTestPlane();
   const repo = await createTestRepo(await createTempDir("workcell-events-"));
-  worker = await spawnOn(test, repo, { permissions: { env: ["SERVICE_KEY"], run: ["cat", "git", "ls", "printf", "echo"] }, env: { SERVICE_KEY: SECRET } });
+  worker = await spawnOn(test, repo, {
+    permissions: { env: ["SERVICE_KEY"], run: ["cat", "git", "ls", "printf", "echo"] },
+    env: { SERVICE_KEY: SECRET },
+  });
 });
 
 afterAll(async () => {
@@ -31,10 +42,17 @@ interface Event {
 }
 
 /** Reads an SSE stream until `count` events arrived (or the time is up). */
-async function readStream(url: string, count: number, headers: Record<string, string> = {}): Promise<{ id: string; event: string; data: Event }[]> {
+async function readStream(
+  url: string,
+  count: number,
+  headers: Record<string, string> = {},
+): Promise<{ id: string; event: string; data: Event }[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 10_000);
-  const response = await fetch(url, { headers: { authorization: `Bearer ${TEST_TOKEN}`, ...headers }, signal: controller.signal });
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${TEST_TOKEN}`, ...headers },
+    signal: controller.signal,
+  });
   const decoder = new TextDecoder();
   const reader = (response.body as ReadableStream<Uint8Array>).getReader();
   const out: { id: string; event: string; data: Event }[] = [];
@@ -48,8 +66,18 @@ async function readStream(url: string, count: number, headers: Record<string, st
       while ((split = buffer.indexOf("\n\n")) !== -1) {
         const block = buffer.slice(0, split);
         buffer = buffer.slice(split + 2);
-        const fields = Object.fromEntries(block.split("\n").filter((l) => !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]));
-        if (fields.data) out.push({ id: fields.id as string, event: fields.event as string, data: JSON.parse(fields.data as string) as Event });
+        const fields = Object.fromEntries(
+          block
+            .split("\n")
+            .filter((l) => !l.startsWith(":"))
+            .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]),
+        );
+        if (fields.data)
+          out.push({
+            id: fields.id as string,
+            event: fields.event as string,
+            data: JSON.parse(fields.data as string) as Event,
+          });
       }
     }
   } finally {
@@ -66,10 +94,13 @@ describe("the audit trail", () => {
     await client.callTool({ name: "read_file", arguments: { path: "note.txt" } });
     await client.callTool({ name: "shell", arguments: { command: "python3 -c 1" } });
     await client.close();
-    await test.api("POST", `/v1/workers/${worker.id}/exec`, { command: "printf %s \"$SERVICE_KEY\"" });
+    await test.api("POST", `/v1/workers/${worker.id}/exec`, { command: 'printf %s "$SERVICE_KEY"' });
     await test.api("POST", `/v1/workers/${worker.id}/exec`, { command: "true", env: { OTHER: "x" } });
 
-    const { body } = await test.api<{ events: Event[]; next: number | null }>("GET", `/v1/workers/${worker.id}/events?limit=100`);
+    const { body } = await test.api<{ events: Event[]; next: number | null }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?limit=100`,
+    );
     const types = body.events.map((event) => event.type);
     expect(types[0]).toBe("created");
     expect(types).toEqual(expect.arrayContaining(["tool_call", "permission_denied", "exec"]));
@@ -81,20 +112,35 @@ describe("the audit trail", () => {
       expect(call.durationMs).toBeGreaterThanOrEqual(0);
       expect(call.sessionId).toBeTruthy();
     }
-    expect(calls[2]).toMatchObject({ isError: true, errorCode: "permission_denied", result: expect.stringMatching(/PermissionDenied: run access to "python3"/) });
+    expect(calls[2]).toMatchObject({
+      isError: true,
+      errorCode: "permission_denied",
+      result: expect.stringMatching(/PermissionDenied: run access to "python3"/),
+    });
     // The bridge records the refusal from the code the tools put in the result's _meta, not from its text.
-    expect(body.events).toContainEqual(expect.objectContaining({ type: "permission_denied", tool: "shell", message: expect.stringMatching(/^Error: PermissionDenied: run access to "python3"/) }));
+    expect(body.events).toContainEqual(
+      expect.objectContaining({
+        type: "permission_denied",
+        tool: "shell",
+        message: expect.stringMatching(/^Error: PermissionDenied: run access to "python3"/),
+      }),
+    );
     const everything = JSON.stringify(body) + test.logs.join("\n");
     expect(everything).not.toContain(SECRET);
     expect(everything).toContain("[redacted]");
-    expect(test.logs.some((line) => /INFO write_file\(.*\) -> Wrote \d+ bytes to note.txt \(\d+ ms\)/.test(line))).toBe(true);
+    expect(test.logs.some((line) => /INFO write_file\(.*\) -> Wrote \d+ bytes to note.txt \(\d+ ms\)/.test(line))).toBe(
+      true,
+    );
     expect(test.logs.some((line) => /WARN shell\(/.test(line))).toBe(true);
   });
 
   it("pages with after, limit and type", async () => {
     const first = await test.api<{ events: Event[]; next: number }>("GET", `/v1/workers/${worker.id}/events?limit=2`);
     expect(first.body.events).toHaveLength(2);
-    const second = await test.api<{ events: Event[] }>("GET", `/v1/workers/${worker.id}/events?limit=2&after=${first.body.next}`);
+    const second = await test.api<{ events: Event[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?limit=2&after=${first.body.next}`,
+    );
     expect(second.body.events[0]?.seq).toBeGreaterThan(first.body.next);
     const onlyExec = await test.api<{ events: Event[] }>("GET", `/v1/workers/${worker.id}/events?type=exec`);
     expect(onlyExec.body.events.every((event) => event.type === "exec")).toBe(true);
@@ -112,7 +158,9 @@ describe("the audit trail", () => {
     expect(received.map((event) => event.event)).toEqual(["exec", "exec"]);
     expect(Number(received[1]?.id)).toBeGreaterThan(Number(received[0]?.id));
 
-    const resumed = await readStream(`${test.plane.url}/v1/events?workerId=${worker.id}`, 1, { "last-event-id": received[0]?.id ?? "0" });
+    const resumed = await readStream(`${test.plane.url}/v1/events?workerId=${worker.id}`, 1, {
+      "last-event-id": received[0]?.id ?? "0",
+    });
     expect(resumed[0]?.data.seq).toBe(Number(received[0]?.id) + 1);
   });
 });

@@ -14,15 +14,23 @@ let test: TestPlane;
  */
 async function pythonWithMcp(): Promise<{ python: string } | { missing: string }> {
   const config = await execa("python3", ["-m", "pip", "config", "list"], { reject: false });
-  const local = [...config.stdout.matchAll(/(?:index-url|find-links)='([^']+)'/g)].flatMap((match) => (match[1] as string).split(/\s+/)).filter((source) => source.startsWith("file://") || source.startsWith("/"));
-  if (local.length === 0) return { missing: "pip has no local package index on this machine, so the mcp SDK cannot be installed offline" };
+  const local = [...config.stdout.matchAll(/(?:index-url|find-links)='([^']+)'/g)]
+    .flatMap((match) => (match[1] as string).split(/\s+/))
+    .filter((source) => source.startsWith("file://") || source.startsWith("/"));
+  if (local.length === 0)
+    return { missing: "pip has no local package index on this machine, so the mcp SDK cannot be installed offline" };
   const venv = path.join(await createTempDir("workcell-pyexample-"), "venv");
   const created = await execa("python3", ["-m", "venv", venv], { reject: false });
   if (created.exitCode !== 0) return { missing: `python3 -m venv failed: ${created.stderr}` };
   const [first, ...rest] = local.map((source) => (source.startsWith("/") ? `file://${source}` : source));
   const sources = ["--index-url", first as string, ...rest.flatMap((source) => ["--extra-index-url", source])];
-  const installed = await execa(path.join(venv, "bin", "pip"), ["install", "-q", "--disable-pip-version-check", ...sources, "mcp"], { reject: false, timeout: 180_000 });
-  if (installed.exitCode !== 0) return { missing: `pip could not install mcp from the local indexes: ${installed.stderr.slice(-300)}` };
+  const installed = await execa(
+    path.join(venv, "bin", "pip"),
+    ["install", "-q", "--disable-pip-version-check", ...sources, "mcp"],
+    { reject: false, timeout: 180_000 },
+  );
+  if (installed.exitCode !== 0)
+    return { missing: `pip could not install mcp from the local indexes: ${installed.stderr.slice(-300)}` };
   return { python: path.join(venv, "bin", "python") };
 }
 
@@ -86,7 +94,9 @@ describe("examples/", () => {
     expect(run.stderr).toBe("");
     expect(run.exitCode).toBe(0);
     const repo = /^demo repository: (.+)$/m.exec(run.stdout)?.[1] ?? "";
-    expect(run.stdout).toMatch(/^instruct_unit_tests: wrote test\/greet\.test\.js · commit [0-9a-f]{12} · checks passed/m);
+    expect(run.stdout).toMatch(
+      /^instruct_unit_tests: wrote test\/greet\.test\.js · commit [0-9a-f]{12} · checks passed/m,
+    );
     expect(run.stdout).toMatch(/^instruct_implementation: wrote src\/greet\.js · commit [0-9a-f]{12} · checks passed/m);
     expect(run.stdout).toMatch(/^complete: 19 transitions, 5 commits/m);
     // The fix is a real branch of the demo repository, and it passes its tests there.

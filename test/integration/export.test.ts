@@ -1,7 +1,14 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./helpers/cli.js";
-import { removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnWorker,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, git } from "./helpers/test-repo.js";
 
 // Export onto branches that already exist in the user's repository: moved only forward, never
@@ -29,7 +36,9 @@ afterAll(async () => {
 });
 
 function exportTo(branch: string) {
-  return test.api<ErrorBody & { branch: string; commit: string }>("POST", `/v1/workers/${worker.id}/export`, { branch });
+  return test.api<ErrorBody & { branch: string; commit: string }>("POST", `/v1/workers/${worker.id}/export`, {
+    branch,
+  });
 }
 
 /** A commit on top of main that the worker's branch does not have. */
@@ -46,7 +55,9 @@ describe("export onto an existing branch", () => {
     const response = await exportTo("diverged");
     expect(response.status).toBe(409);
     expect(response.body.error.code).toBe("conflict");
-    expect(response.body.error.message).toMatch(/^Branch diverged already exists in .* and has commits the worker's branch does not/);
+    expect(response.body.error.message).toMatch(
+      /^Branch diverged already exists in .* and has commits the worker's branch does not/,
+    );
     expect(response.body.error.details).toMatchObject({ branch: "diverged", reason: "diverged" });
     expect(git(repo, "rev-parse", "diverged")).toBe(theirs);
     expect(git(repo, "for-each-ref", "--format=%(refname) %(objectname)")).toBe(refsBefore);
@@ -85,10 +96,14 @@ describe("export onto an existing branch", () => {
 
 describe("the CLI's export", () => {
   it("says loudly, on stderr, when uncommitted files were left behind", async () => {
-    await test.api("POST", `/v1/workers/${worker.id}/exec`, { command: "echo draft > draft.txt && echo more >> README.md" });
+    await test.api("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "echo draft > draft.txt && echo more >> README.md",
+    });
     const result = await runCli(test, "export", worker.id, "--branch", "with-drafts");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`exported ${workerCommit.slice(0, 12)} to with-drafts in ${repo}\n`);
-    expect(result.stderr).toBe("warning: 2 files with uncommitted changes in the worker were NOT exported. Commit them in the worker (git_commit) and export again.\n");
+    expect(result.stderr).toBe(
+      "warning: 2 files with uncommitted changes in the worker were NOT exported. Commit them in the worker (git_commit) and export again.\n",
+    );
   });
 });

@@ -25,7 +25,9 @@ export default async function setup(project: TestProject): Promise<void> {
         `Cause: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const image = await ensureSandboxImage(driver, PROJECT_ROOT, (line) => process.stderr.write(`[sandbox image] ${line}\n`));
+  const image = await ensureSandboxImage(driver, PROJECT_ROOT, (line) =>
+    process.stderr.write(`[sandbox image] ${line}\n`),
+  );
   // bin/workcell runs the client commands from this bundle: build it from the current sources.
   execFileSync("npm", ["run", "-s", "build:cli"], { cwd: PROJECT_ROOT, stdio: "inherit" });
   project.provide("sandboxImage", image);

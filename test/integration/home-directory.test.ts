@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnWorker,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir } from "./helpers/test-repo.js";
 
 // The agent's tools (git, npm, pip, caches) expect a writable $HOME. runc leaves a tmpfs
@@ -25,13 +32,19 @@ describe.each(["runc", "runsc"])("the sandbox user's home under %s", (runtime) =
   });
 
   async function exec(command: string): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-    const response = await test.api<{ exitCode: number; stdout: string; stderr: string }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs: 60_000 });
+    const response = await test.api<{ exitCode: number; stdout: string; stderr: string }>(
+      "POST",
+      `/v1/workers/${worker.id}/exec`,
+      { command, timeoutMs: 60_000 },
+    );
     expect(response.status).toBe(200);
     return response.body;
   }
 
   it("belongs to the sandbox user and takes files", async () => {
-    const result = await exec('stat -c "%u:%g %A" "$HOME" && touch "$HOME/x" && echo written > "$HOME/x" && cat "$HOME/x"');
+    const result = await exec(
+      'stat -c "%u:%g %A" "$HOME" && touch "$HOME/x" && echo written > "$HOME/x" && cat "$HOME/x"',
+    );
     expect(result.stderr).toBe("");
     // runc keeps the image directory's mode (0755) whatever the mount asks; the owner is what counts.
     expect(result.stdout).toMatch(/^1000:1000 drwx[-r][-w][-x][-r][-w][-x]\nwritten\n$/);

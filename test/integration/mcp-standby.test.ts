@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 // A worker's first MCP session finds its server already running: it was started with the
@@ -24,7 +32,9 @@ afterAll(async () => {
 async function mcpServers(worker: ApiWorker, count: number): Promise<string[]> {
   let pids: string[] = [];
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const answer = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "pgrep -f 'workcell-tools[.]blob mcp' || true" });
+    const answer = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "pgrep -f 'workcell-tools[.]blob mcp' || true",
+    });
     pids = answer.body.stdout.split("\n").filter(Boolean);
     if (pids.length >= count) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -51,7 +61,10 @@ describe("the server waiting for a worker's first session", () => {
     // Limits other than the pool's make it a cold start.
     const worker = await spawnOn(test, repo, { resources: { memoryMb: 1536 } });
     spawned.push(worker.id);
-    const events = await test.api<{ events: { type: string; pooled?: boolean }[] }>("GET", `/v1/workers/${worker.id}/events?type=created`);
+    const events = await test.api<{ events: { type: string; pooled?: boolean }[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?type=created`,
+    );
     expect(events.body.events[0]?.pooled).toBeUndefined();
     await firstSessionUsesTheWaitingServer(worker);
   });
@@ -59,7 +72,10 @@ describe("the server waiting for a worker's first session", () => {
   it("is started with a warm-pool slot and taken by the first session of the worker that claims it", async () => {
     const worker = await spawnOn(test, repo);
     spawned.push(worker.id);
-    const events = await test.api<{ events: { type: string; pooled?: boolean }[] }>("GET", `/v1/workers/${worker.id}/events?type=created`);
+    const events = await test.api<{ events: { type: string; pooled?: boolean }[] }>(
+      "GET",
+      `/v1/workers/${worker.id}/events?type=created`,
+    );
     expect(events.body.events[0]?.pooled).toBe(true);
     await firstSessionUsesTheWaitingServer(worker);
   });

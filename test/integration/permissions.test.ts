@@ -1,7 +1,16 @@
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { startLoopbackServer, type LoopbackServer } from "./helpers/loopback-server.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
@@ -39,7 +48,11 @@ interface ExecAnswer {
   stderr: string;
 }
 
-const exec = (worker: ApiWorker, command: string | string[]) => test.api<ExecAnswer & { error?: { code: string; message: string } }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs: 30_000 });
+const exec = (worker: ApiWorker, command: string | string[]) =>
+  test.api<ExecAnswer & { error?: { code: string; message: string } }>("POST", `/v1/workers/${worker.id}/exec`, {
+    command,
+    timeoutMs: 30_000,
+  });
 
 /** A python HTTP GET from inside the container; `direct` ignores the proxy variables. */
 const fetchFrom = (worker: ApiWorker, url: string, direct = false) =>
@@ -58,7 +71,8 @@ const fetchFrom = (worker: ApiWorker, url: string, direct = false) =>
     ].join("\n"),
   ]);
 
-const interfaces = async (worker: ApiWorker) => (await exec(worker, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")).body.stdout.trim().split("\n");
+const interfaces = async (worker: ApiWorker) =>
+  (await exec(worker, "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")).body.stdout.trim().split("\n");
 
 describe("network grants", () => {
   it("net: false — only loopback, and the host's loopback servers are out of reach", async () => {
@@ -94,29 +108,49 @@ describe("network grants", () => {
       `import http.client\nc = http.client.HTTPConnection("127.0.0.1", 3128, timeout=10)\nc.set_tunnel("127.0.0.1", ${serverA.port})\nc.request("GET", "/tunnel")\nprint(c.getresponse().read().decode())`,
     ]);
     expect(tunnel.body.stdout).toBe("hello from A GET /tunnel\n");
-    const deniedTunnel = await exec(worker, "curl -s -o /dev/null -w '%{http_connect}' --proxytunnel -x http://127.0.0.1:3128 http://127.0.0.1:" + serverB.port + "/ || true");
+    const deniedTunnel = await exec(
+      worker,
+      "curl -s -o /dev/null -w '%{http_connect}' --proxytunnel -x http://127.0.0.1:3128 http://127.0.0.1:" +
+        serverB.port +
+        "/ || true",
+    );
     expect(deniedTunnel.body.stdout).toBe("403");
   });
 
   it("a change to the net grant takes effect at once", async () => {
     const worker = await spawn({ net: [`127.0.0.1:${serverA.port}`] });
-    const patched = await test.api<{ appliesOnNextStart: boolean }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: [`127.0.0.1:${serverB.port}`] });
+    const patched = await test.api<{ appliesOnNextStart: boolean }>("PATCH", `/v1/workers/${worker.id}/permissions`, {
+      net: [`127.0.0.1:${serverB.port}`],
+    });
     expect(patched.body.appliesOnNextStart).toBe(false);
     expect((await fetchFrom(worker, `http://127.0.0.1:${serverA.port}/`)).body.stdout).toMatch(/^STATUS 403/);
-    expect((await fetchFrom(worker, `http://127.0.0.1:${serverB.port}/`)).body.stdout).toMatch(/^STATUS 200\nhello from B/);
+    expect((await fetchFrom(worker, `http://127.0.0.1:${serverB.port}/`)).body.stdout).toMatch(
+      /^STATUS 200\nhello from B/,
+    );
   });
 
   it("a grant that needs another container says so and applies on the next start", async () => {
     const worker = await spawn({ net: false });
-    const patched = await test.api<{ appliesOnNextStart: boolean; message: string }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: [`127.0.0.1:${serverA.port}`] });
+    const patched = await test.api<{ appliesOnNextStart: boolean; message: string }>(
+      "PATCH",
+      `/v1/workers/${worker.id}/permissions`,
+      { net: [`127.0.0.1:${serverA.port}`] },
+    );
     expect(patched.body.appliesOnNextStart).toBe(true);
     expect(patched.body.message).toMatch(/next POST \/start/);
-    expect((await test.api<{ pendingRestart?: boolean }>("GET", `/v1/workers/${worker.id}`)).body.pendingRestart).toBe(true);
+    expect((await test.api<{ pendingRestart?: boolean }>("GET", `/v1/workers/${worker.id}`)).body.pendingRestart).toBe(
+      true,
+    );
     expect((await fetchFrom(worker, `http://127.0.0.1:${serverA.port}/`)).body.stdout).toMatch(/^FAILED/);
     await test.api("POST", `/v1/workers/${worker.id}/stop`);
-    const restarted = await test.api<ApiWorker & { pendingRestart?: boolean }>("POST", `/v1/workers/${worker.id}/start`);
+    const restarted = await test.api<ApiWorker & { pendingRestart?: boolean }>(
+      "POST",
+      `/v1/workers/${worker.id}/start`,
+    );
     expect(restarted.body.pendingRestart).toBeUndefined();
-    expect((await fetchFrom(restarted.body, `http://127.0.0.1:${serverA.port}/later`)).body.stdout).toBe("STATUS 200\nhello from A GET /later\n");
+    expect((await fetchFrom(restarted.body, `http://127.0.0.1:${serverA.port}/later`)).body.stdout).toBe(
+      "STATUS 200\nhello from A GET /later\n",
+    );
   });
 
   it("net: true is an ordinary bridged network, flagged on the worker (no traffic sent)", async () => {
@@ -144,11 +178,17 @@ describe("file grants", () => {
     expect(textOf(await call("read_file", { path: path.join(data, "notes.txt") }))).toBe("shared notes\n");
     expect((await exec(worker, `cat ${data}/notes.txt`)).body.stdout).toBe("shared notes\n");
     const write = await call("write_file", { path: path.join(data, "new.txt"), content: "x" });
-    expect(textOf(write)).toBe(`Error: PermissionDenied: write access to "${path.join(data, "new.txt")}" is not granted; grant it with permissions.write`);
+    expect(textOf(write)).toBe(
+      `Error: PermissionDenied: write access to "${path.join(data, "new.txt")}" is not granted; grant it with permissions.write`,
+    );
     expect((await exec(worker, `touch ${data}/new.txt`)).body.stderr).toMatch(/Read-only file system/);
     expect((await exec(worker, `ls ${other}`)).body.stderr).toMatch(/No such file or directory/);
-    expect(textOf(await call("read_file", { path: path.join(other, "x") }))).toMatch(/PermissionDenied: read access to/);
-    expect(textOf(await call("read_file", { path: path.join(data, "secret", "key.txt") }))).toMatch(/PermissionDenied: read access to ".*secret\/key\.txt"/);
+    expect(textOf(await call("read_file", { path: path.join(other, "x") }))).toMatch(
+      /PermissionDenied: read access to/,
+    );
+    expect(textOf(await call("read_file", { path: path.join(data, "secret", "key.txt") }))).toMatch(
+      /PermissionDenied: read access to ".*secret\/key\.txt"/,
+    );
     expect((await exec(worker, `cat ${data}/secret/key.txt`)).body.stdout).toBe("");
     await client.close();
   });
@@ -161,7 +201,10 @@ describe("file grants", () => {
     await chmod(out, 0o777);
     const worker = await spawn({ write: [out] });
     const { client } = await test.connect(worker.mcpUrl);
-    const written = await client.callTool({ name: "write_file", arguments: { path: path.join(out, "report.txt"), content: "from the tools" } });
+    const written = await client.callTool({
+      name: "write_file",
+      arguments: { path: path.join(out, "report.txt"), content: "from the tools" },
+    });
     expect(written.isError, textOf(written)).toBeFalsy();
     expect(await readFile(path.join(out, "report.txt"), "utf8")).toBe("from the tools");
     expect((await exec(worker, `echo shell >> ${out}/report.txt`)).body.exitCode).toBe(0);
@@ -176,8 +219,12 @@ describe("run and env grants", () => {
     const { client } = await test.connect(worker.mcpUrl);
     const shell = (command: string) => client.callTool({ name: "shell", arguments: { command } });
     expect((await shell("cd src && git status --short && ls")).isError).toBeFalsy();
-    expect(textOf(await shell("python3 -c 'print(1)'"))).toBe('Error: PermissionDenied: run access to "python3" is not granted; grant it with permissions.run');
-    expect(textOf(await client.callTool({ name: "start_process", arguments: { command: "sleep 100" } }))).toMatch(/run access to "sleep"/);
+    expect(textOf(await shell("python3 -c 'print(1)'"))).toBe(
+      'Error: PermissionDenied: run access to "python3" is not granted; grant it with permissions.run',
+    );
+    expect(textOf(await client.callTool({ name: "start_process", arguments: { command: "sleep 100" } }))).toMatch(
+      /run access to "sleep"/,
+    );
     const viaExec = await exec(worker, ["python3", "-c", "print(1)"]);
     expect(viaExec.status).toBe(403);
     expect(viaExec.body.error?.code).toBe("permission_denied");
@@ -186,17 +233,26 @@ describe("run and env grants", () => {
     await client.close();
 
     const denyOnly = await spawn({ deny: { run: ["rm"] } });
-    expect((await exec(denyOnly, "rm -f README.md")).body.error?.message).toBe('PermissionDenied: run access to "rm" is not granted; grant it with permissions.run');
+    expect((await exec(denyOnly, "rm -f README.md")).body.error?.message).toBe(
+      'PermissionDenied: run access to "rm" is not granted; grant it with permissions.run',
+    );
   });
 
   it("env passes only granted names, and a secret value never shows in answers, events or logs", async () => {
     const secret = "s3cr3t-value-4f1b9c";
-    const refused = await test.api<{ error: { code: string; message: string } }>("POST", "/v1/workers", { repo, env: { API_KEY: secret } });
+    const refused = await test.api<{ error: { code: string; message: string } }>("POST", "/v1/workers", {
+      repo,
+      env: { API_KEY: secret },
+    });
     expect(refused.status).toBe(403);
     expect(JSON.stringify(refused.body)).not.toContain(secret);
     const worker = await spawn({ env: ["API_KEY"] }, { env: { API_KEY: secret } });
-    expect((await exec(worker, "printf %s \"$API_KEY\"")).body.stdout).toBe(secret);
-    const answers = JSON.stringify([worker, (await test.api("GET", `/v1/workers/${worker.id}`)).body, (await test.api("GET", "/v1/workers")).body]);
+    expect((await exec(worker, 'printf %s "$API_KEY"')).body.stdout).toBe(secret);
+    const answers = JSON.stringify([
+      worker,
+      (await test.api("GET", `/v1/workers/${worker.id}`)).body,
+      (await test.api("GET", "/v1/workers")).body,
+    ]);
     expect(answers).not.toContain(secret);
     expect(answers).toContain("API_KEY");
     const events = await readFile(path.join(test.dataDir, "workers", worker.id, "events.jsonl"), "utf8");
@@ -216,16 +272,25 @@ describe("policy validation", () => {
     [{ run: ["git"], deny: { run: ["git"] } }, "permissions.deny.run"],
     [{ colour: "red" }, "permissions"],
   ])("refuses %j with 400 naming %s", async (permissions, field) => {
-    const response = await test.api<{ error: { code: string; message: string } }>("POST", "/v1/workers", { repo, permissions });
+    const response = await test.api<{ error: { code: string; message: string } }>("POST", "/v1/workers", {
+      repo,
+      permissions,
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.message).toContain(field);
   });
 
   it("refuses the data dir and paths that do not exist", async () => {
-    const inside = await test.api<{ error: { message: string } }>("POST", "/v1/workers", { repo, permissions: { read: [path.join(test.dataDir, "workers")] } });
+    const inside = await test.api<{ error: { message: string } }>("POST", "/v1/workers", {
+      repo,
+      permissions: { read: [path.join(test.dataDir, "workers")] },
+    });
     expect(inside.status).toBe(400);
     expect(inside.body.error.message).toMatch(/data directory/);
-    const missing = await test.api<{ error: { message: string } }>("POST", "/v1/workers", { repo, permissions: { read: [path.join(scratch, "nope")] } });
+    const missing = await test.api<{ error: { message: string } }>("POST", "/v1/workers", {
+      repo,
+      permissions: { read: [path.join(scratch, "nope")] },
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/does not exist/);
   });
@@ -234,20 +299,42 @@ describe("policy validation", () => {
     const worker = await spawn({});
     const response = await test.api("GET", `/v1/workers/${worker.id}/permissions`);
     expect(response.body).toEqual({
-      permissions: { read: [], write: [], net: false, run: true, env: [], deny: { read: [], write: [], net: [], run: [], env: [] }, prompt: false, mode: "enforce" },
+      permissions: {
+        read: [],
+        write: [],
+        net: false,
+        run: true,
+        env: [],
+        deny: { read: [], write: [], net: [], run: [], env: [] },
+        prompt: false,
+        mode: "enforce",
+      },
     });
   });
 });
 
 describe("audit mode", () => {
   it("allows and records what enforce would refuse, suggests the minimal policy, and that policy passes the same run in enforce mode", async () => {
-    const run = (worker: ApiWorker) => exec(worker, `git status --short >/dev/null && curl -s http://127.0.0.1:${serverA.port}/audited`);
+    const run = (worker: ApiWorker) =>
+      exec(worker, `git status --short >/dev/null && curl -s http://127.0.0.1:${serverA.port}/audited`);
     const audited = await spawn({ mode: "audit", run: ["git"] });
     const first = await run(audited);
     expect(first.body.stdout).toBe("hello from A GET /audited");
-    const suggested = await test.api<{ permissions: Record<string, unknown>; recorded: { kind: string; target: string }[] }>("GET", `/v1/workers/${audited.id}/permissions/suggested`);
-    expect(suggested.body.recorded).toEqual(expect.arrayContaining([{ kind: "run", target: "curl" }, { kind: "net", target: `127.0.0.1:${serverA.port}` }]));
-    expect(suggested.body.permissions).toMatchObject({ mode: "enforce", run: ["git", "curl"], net: [`127.0.0.1:${serverA.port}`] });
+    const suggested = await test.api<{
+      permissions: Record<string, unknown>;
+      recorded: { kind: string; target: string }[];
+    }>("GET", `/v1/workers/${audited.id}/permissions/suggested`);
+    expect(suggested.body.recorded).toEqual(
+      expect.arrayContaining([
+        { kind: "run", target: "curl" },
+        { kind: "net", target: `127.0.0.1:${serverA.port}` },
+      ]),
+    );
+    expect(suggested.body.permissions).toMatchObject({
+      mode: "enforce",
+      run: ["git", "curl"],
+      net: [`127.0.0.1:${serverA.port}`],
+    });
 
     const enforced = await spawn(suggested.body.permissions);
     expect((await run(enforced)).body.stdout).toBe("hello from A GET /audited");

@@ -1,7 +1,16 @@
 import { realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -9,14 +18,19 @@ let repo: string;
 const spawned: string[] = [];
 
 /** What a workspace looks like from inside its container: branch, commit, branches, status, and files the sandbox user does not own. */
-async function describeWorkspace(worker: ApiWorker): Promise<{ branch: string; head: string; branches: string; status: string; foreign: string }> {
-  const run = async (command: string) => (await test.api<{ stdout: string; exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, { command })).body.stdout.trim();
+async function describeWorkspace(
+  worker: ApiWorker,
+): Promise<{ branch: string; head: string; branches: string; status: string; foreign: string }> {
+  const run = async (command: string) =>
+    (
+      await test.api<{ stdout: string; exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, { command })
+    ).body.stdout.trim();
   return {
     branch: await run("git symbolic-ref --short HEAD"),
     head: await run("git rev-parse HEAD"),
     branches: await run("git for-each-ref --format='%(refname)' refs/heads"),
     status: await run("git status --porcelain"),
-    foreign: await run("find . ! -user \"$(id -u)\" | head -5"),
+    foreign: await run('find . ! -user "$(id -u)" | head -5'),
   };
 }
 
@@ -41,7 +55,9 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
     const pooled = await spawnOn(test, repo);
     spawned.push(pooled.id);
     expect(ready).toContain(pooled.containerId);
-    const events = (await test.api<{ events: { type: string; pooled?: boolean }[] }>("GET", `/v1/workers/${pooled.id}/events`)).body.events;
+    const events = (
+      await test.api<{ events: { type: string; pooled?: boolean }[] }>("GET", `/v1/workers/${pooled.id}/events`)
+    ).body.events;
     expect(events.find((event) => event.type === "created")?.pooled).toBe(true);
 
     // A cold worker of the same repository, for comparison (other limits keep it out of the pool).
@@ -61,7 +77,10 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
     const { client } = await test.connect(pooled.mcpUrl);
     await client.callTool({ name: "write_file", arguments: { path: "pooled.txt", content: "cloned ahead\n" } });
     await client.callTool({ name: "git_add", arguments: { files: ["pooled.txt"] } });
-    const sha = ((await client.callTool({ name: "git_commit", arguments: { message: "from a repository pool" } })).structuredContent as { sha: string }).sha;
+    const sha = (
+      (await client.callTool({ name: "git_commit", arguments: { message: "from a repository pool" } }))
+        .structuredContent as { sha: string }
+    ).sha;
     expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "README.md" } }))).toBe("# demo\n");
     await client.close();
     const exported = await test.api<{ branch: string; commit: string }>("POST", `/v1/workers/${pooled.id}/export`);
@@ -86,7 +105,9 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
     expect(view.status).toBe("");
     expect(view.foreign).toBe("");
     expect(view.branches).not.toMatch(/workcell\/pool/);
-    const later = await test.api<{ stdout: string }>("POST", `/v1/workers/${moved.id}/exec`, { command: "cat later.txt" });
+    const later = await test.api<{ stdout: string }>("POST", `/v1/workers/${moved.id}/exec`, {
+      command: "cat later.txt",
+    });
     expect(later.body.stdout).toBe("committed after the slot was cloned\n");
   });
 
@@ -101,7 +122,9 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
     expect(view.head).toBe(older);
     expect(view.status).toBe("");
     expect(view.foreign).toBe("");
-    const missing = await test.api<{ exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, { command: "test -e later.txt" });
+    const missing = await test.api<{ exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "test -e later.txt",
+    });
     expect(missing.body.exitCode).not.toBe(0);
   });
 
@@ -112,7 +135,8 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
     expect(set.body).toMatchObject({ repo: await realpath(other), size: 1 });
     const pool = test.plane.pools.forRepo(await realpath(other));
     expect(await pool?.waitReady(1, 60_000)).toBe(true);
-    const listed = (await test.api<{ pools: { repo?: string; size: number; ready: number }[] }>("GET", "/v1/pools")).body.pools;
+    const listed = (await test.api<{ pools: { repo?: string; size: number; ready: number }[] }>("GET", "/v1/pools"))
+      .body.pools;
     expect(listed).toContainEqual({ repo: await realpath(other), size: 1, ready: 1 });
     const [waiting] = pool?.readyContainers() ?? [];
     const worker = await spawnOn(test, other);
@@ -122,7 +146,10 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
     const tooBig = await test.api<{ error: { message: string } }>("POST", "/v1/pools", { repo: other, size: 65 });
     expect(tooBig.status).toBe(400);
     expect(tooBig.body.error.message).toMatch(/size/);
-    const notRepo = await test.api<{ error: { message: string } }>("POST", "/v1/pools", { repo: await createTempDir("workcell-not-a-repo-"), size: 1 });
+    const notRepo = await test.api<{ error: { message: string } }>("POST", "/v1/pools", {
+      repo: await createTempDir("workcell-not-a-repo-"),
+      size: 1,
+    });
     expect(notRepo.status).toBe(400);
     expect(notRepo.body.error.message).toMatch(/^repo: .*is not one/);
     expect((await test.api<{ pools: unknown[] }>("GET", "/v1/pools")).body.pools).toHaveLength(2);
@@ -137,6 +164,8 @@ describe("a repository pool (WORKCELL_POOL_REPOS)", () => {
 
   it("refuses at start a listed path that is not a repository, saying which and how to fix it", async () => {
     const notRepo = await createTempDir("workcell-not-a-repo-");
-    await expect(startTestPlane(undefined, { poolRepos: [{ repo: notRepo, size: 1 }] })).rejects.toThrow(/WORKCELL_POOL_REPOS: .*is not one.*Fix the entry or remove it/);
+    await expect(startTestPlane(undefined, { poolRepos: [{ repo: notRepo, size: 1 }] })).rejects.toThrow(
+      /WORKCELL_POOL_REPOS: .*is not one.*Fix the entry or remove it/,
+    );
   });
 });

@@ -1,7 +1,15 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -25,9 +33,17 @@ async function spawn(resources: Record<string, unknown>): Promise<ApiWorker> {
 }
 
 const exec = (worker: ApiWorker, command: string, timeoutMs = 30_000) =>
-  test.api<{ exitCode: number | null; stdout: string; stderr: string; signal: string | null; timedOut: boolean; oomKilled: boolean }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs });
+  test.api<{
+    exitCode: number | null;
+    stdout: string;
+    stderr: string;
+    signal: string | null;
+    timedOut: boolean;
+    oomKilled: boolean;
+  }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs });
 
-const getWorker = async (worker: ApiWorker) => (await test.api<ApiWorker & { stopReason?: string }>("GET", `/v1/workers/${worker.id}`)).body;
+const getWorker = async (worker: ApiWorker) =>
+  (await test.api<ApiWorker & { stopReason?: string }>("GET", `/v1/workers/${worker.id}`)).body;
 
 describe("resource limits", () => {
   it("a fork bomb stops at the PID limit, and the worker and the control plane keep answering", async () => {
@@ -42,7 +58,9 @@ describe("resource limits", () => {
     } else {
       expect(host.PidsLimit).toBe(64);
     }
-    await expect.poll(async () => (await exec(worker, "echo still here")).body.stdout, { timeout: 20_000, interval: 500 }).toBe("still here\n");
+    await expect
+      .poll(async () => (await exec(worker, "echo still here")).body.stdout, { timeout: 20_000, interval: 500 })
+      .toBe("still here\n");
     expect((await test.api("GET", "/health")).status).toBe(200);
     expect((await getWorker(worker)).status).toBe("running");
   });
@@ -69,8 +87,15 @@ describe("resource limits", () => {
     const fill = await exec(worker, "head -c 40000000 /dev/zero > big.bin");
     expect(fill.body.stderr).toMatch(/No space left on device/);
     const eventsFile = path.join(test.dataDir, "workers", worker.id, "events.jsonl");
-    const diskEvents = async () => (await readFile(eventsFile, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { type: string; level?: string }).filter((event) => event.type === "disk_usage");
-    await expect.poll(async () => (await diskEvents()).map((event) => event.level), { timeout: 15_000, interval: 300 }).toContain("full");
+    const diskEvents = async () =>
+      (await readFile(eventsFile, "utf8"))
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string; level?: string })
+        .filter((event) => event.type === "disk_usage");
+    await expect
+      .poll(async () => (await diskEvents()).map((event) => event.level), { timeout: 15_000, interval: 300 })
+      .toContain("full");
     expect((await getWorker(worker)).status).toBe("running");
     expect((await exec(worker, "rm big.bin && echo freed")).body.stdout).toBe("freed\n");
   });
@@ -78,11 +103,18 @@ describe("resource limits", () => {
   it("where the host cannot mount images, the watchdog stops a worker past diskMb and records why", async () => {
     const fallback = await startTestPlane(undefined, { watchdogIntervalMs: 300, diskQuota: "watchdog" });
     try {
-      const response = await fallback.api<ApiWorker & { diskEnforcement: string; stopReason?: string }>("POST", "/v1/workers", { repo, resources: { diskMb: 20 } });
+      const response = await fallback.api<ApiWorker & { diskEnforcement: string; stopReason?: string }>(
+        "POST",
+        "/v1/workers",
+        { repo, resources: { diskMb: 20 } },
+      );
       spawned.push(response.body.id);
       expect(response.body.diskEnforcement).toBe("watchdog");
-      await fallback.api("POST", `/v1/workers/${response.body.id}/exec`, { command: "head -c 40000000 /dev/zero > big.bin" });
-      const current = async () => (await fallback.api<{ status: string; stopReason?: string }>("GET", `/v1/workers/${response.body.id}`)).body;
+      await fallback.api("POST", `/v1/workers/${response.body.id}/exec`, {
+        command: "head -c 40000000 /dev/zero > big.bin",
+      });
+      const current = async () =>
+        (await fallback.api<{ status: string; stopReason?: string }>("GET", `/v1/workers/${response.body.id}`)).body;
       await expect.poll(async () => (await current()).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
       expect((await current()).stopReason).toMatch(/over its 20 MB limit \(resources.diskMb\)/);
       const events = await readFile(path.join(fallback.dataDir, "workers", response.body.id, "events.jsonl"), "utf8");
@@ -97,7 +129,9 @@ describe("resource limits", () => {
     const lifetime = await spawn({ timeoutMs: 2_000 });
     await expect.poll(async () => (await getWorker(idle)).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
     expect((await getWorker(idle)).stopReason).toMatch(/idleTimeoutMs/);
-    await expect.poll(async () => (await getWorker(lifetime)).status, { timeout: 15_000, interval: 300 }).toBe("stopped");
+    await expect
+      .poll(async () => (await getWorker(lifetime)).status, { timeout: 15_000, interval: 300 })
+      .toBe("stopped");
     expect((await getWorker(lifetime)).stopReason).toMatch(/timeoutMs/);
   });
 });

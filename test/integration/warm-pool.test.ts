@@ -4,7 +4,16 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE } from "../../runtime/docker/container-spec.js";
 import { LABEL_POOL } from "../../runtime/workers/worker-pool.js";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -14,7 +23,12 @@ const spawned: string[] = [];
 /** This control plane's pool-labelled containers (the instance label is a hash of its data dir). */
 const poolContainers = async () => {
   const instance = createHash("sha256").update(test.dataDir).digest("hex").slice(0, 16);
-  return (await docker.listContainers({ all: true, filters: { label: [`${LABEL_POOL}=true`, `${LABEL_INSTANCE}=${instance}`] } })).map((c) => c.Id);
+  return (
+    await docker.listContainers({
+      all: true,
+      filters: { label: [`${LABEL_POOL}=true`, `${LABEL_INSTANCE}=${instance}`] },
+    })
+  ).map((c) => c.Id);
 };
 
 beforeAll(async () => {
@@ -36,15 +50,27 @@ describe("the warm pool", () => {
     spawned.push(worker.id);
     expect(ready).toContain(worker.containerId);
     const info = await docker.getContainer(worker.containerId).inspect();
-    expect(info.HostConfig).toMatchObject({ NetworkMode: "none", CapDrop: ["ALL"], ReadonlyRootfs: true, Init: true, Privileged: false });
+    expect(info.HostConfig).toMatchObject({
+      NetworkMode: "none",
+      CapDrop: ["ALL"],
+      ReadonlyRootfs: true,
+      Init: true,
+      Privileged: false,
+    });
     expect(info.HostConfig.SecurityOpt).toContain("no-new-privileges:true");
 
     const { client } = await test.connect(worker.mcpUrl);
     expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "README.md" } }))).toBe("# demo\n");
     await client.callTool({ name: "write_file", arguments: { path: "pooled.txt", content: "from the pool\n" } });
     await client.callTool({ name: "git_add", arguments: { files: ["pooled.txt"] } });
-    const sha = ((await client.callTool({ name: "git_commit", arguments: { message: "pooled commit" } })).structuredContent as { sha: string }).sha;
-    expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "../../etc/passwd" } }))).toMatch(/refused/);
+    const sha = (
+      (await client.callTool({ name: "git_commit", arguments: { message: "pooled commit" } })).structuredContent as {
+        sha: string;
+      }
+    ).sha;
+    expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "../../etc/passwd" } }))).toMatch(
+      /refused/,
+    );
     await client.close();
     const exported = await test.api<{ branch: string; commit: string }>("POST", `/v1/workers/${worker.id}/export`);
     expect(exported.body.commit).toBe(sha);
@@ -54,7 +80,9 @@ describe("the warm pool", () => {
     await test.api("POST", `/v1/workers/${worker.id}/stop`);
     const restarted = await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/start`);
     expect(restarted.body.status).toBe("running");
-    const readBack = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "cat pooled.txt" });
+    const readBack = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "cat pooled.txt",
+    });
     expect(readBack.body.stdout).toBe("from the pool\n");
   });
 
@@ -82,6 +110,8 @@ describe("the warm pool", () => {
     expect((await test.api<ApiWorker>("GET", `/v1/workers/${worker.id}`)).body.status).toBe("running");
     expect(await test.plane.pool?.waitReady(2, 30_000)).toBe(true);
     expect((await poolContainers()).length).toBe(3);
-    await expect(access(path.join(test.dataDir, "workers", worker.id, "workspace", "README.md"))).resolves.toBeUndefined();
+    await expect(
+      access(path.join(test.dataDir, "workers", worker.id, "workspace", "README.md")),
+    ).resolves.toBeUndefined();
   });
 });

@@ -1,7 +1,15 @@
 import { access, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docker, removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "./helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnWorker,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "./helpers/control-plane.js";
 import { createTempDir, git } from "./helpers/test-repo.js";
 
 let test: TestPlane;
@@ -35,10 +43,16 @@ const exec = (body: Record<string, unknown>) => test.api<ExecAnswer>("POST", `/v
 
 describe("creating a worker", () => {
   it("answers 201 with the contract's fields: a shared clone on its own branch from HEAD", async () => {
-    expect(worker).toMatchObject({ status: "running", repo, baseRef: "HEAD", baseCommit: git(repo, "rev-parse", "HEAD") });
+    expect(worker).toMatchObject({
+      status: "running",
+      repo,
+      baseRef: "HEAD",
+      baseCommit: git(repo, "rev-parse", "HEAD"),
+    });
     expect(worker.branch).toMatch(/^workcell\/agent-[0-9a-f]{8}$/);
     expect(worker.mcpUrl).toBe(`${test.plane.url}/v1/workers/${worker.id}/mcp`);
-    for (const field of ["id", "name", "workspace", "image", "permissions", "resources", "createdAt", "updatedAt"]) expect(worker).toHaveProperty(field);
+    for (const field of ["id", "name", "workspace", "image", "permissions", "resources", "createdAt", "updatedAt"])
+      expect(worker).toHaveProperty(field);
     const alternates = await readFile(path.join(worker.workspace, ".git", "objects", "info", "alternates"), "utf8");
     expect(alternates.trim()).toBe(path.join(repo, ".git", "objects"));
     expect(git(repo, "rev-parse", `refs/workcell/${worker.id}/base`)).toBe(worker.baseCommit);
@@ -103,7 +117,9 @@ describe("the container", () => {
     expect(info.Config.Cmd).toEqual(["/usr/libexec/workcell-sandbox-user", "1000", "1000", "sleep", "infinity"]);
     expect(info.Config.Env).toContain("WORKCELL_SANDBOX_USER=1000:1000");
     expect(info.Config.Labels).toMatchObject({ "dev.workcell.worker": worker.id, "dev.workcell.managed": "true" });
-    const mounts = info.Mounts.map((mount) => ({ source: mount.Source, target: mount.Destination, rw: mount.RW })).sort((a, b) => a.target.localeCompare(b.target));
+    const mounts = info.Mounts.map((mount) => ({ source: mount.Source, target: mount.Destination, rw: mount.RW })).sort(
+      (a, b) => a.target.localeCompare(b.target),
+    );
     expect(mounts).toEqual(
       [
         { source: worker.workspace, target: "/workspace", rw: true },
@@ -130,9 +146,15 @@ describe("exec", () => {
   });
 
   it("takes an argv, a cwd inside the workspace and env granted by name", async () => {
-    const refused = await test.api<{ error: { code: string; message: string } }>("POST", `/v1/workers/${worker.id}/exec`, { command: "true", env: { GREETING: "hi" } });
+    const refused = await test.api<{ error: { code: string; message: string } }>(
+      "POST",
+      `/v1/workers/${worker.id}/exec`,
+      { command: "true", env: { GREETING: "hi" } },
+    );
     expect(refused.status).toBe(403);
-    expect(refused.body.error.message).toBe('PermissionDenied: env access to "GREETING" is not granted; grant it with permissions.env');
+    expect(refused.body.error.message).toBe(
+      'PermissionDenied: env access to "GREETING" is not granted; grant it with permissions.env',
+    );
     const granted = await test.api("PATCH", `/v1/workers/${worker.id}/permissions`, { env: ["GREETING"] });
     expect(granted.body).toMatchObject({ appliesOnNextStart: false, permissions: { env: ["GREETING"] } });
     const result = await exec({ command: ["sh", "-c", "pwd; echo $GREETING"], cwd: "src", env: { GREETING: "hi" } });
@@ -155,13 +177,19 @@ describe("exec", () => {
   });
 
   it("refuses a cwd outside the workspace with 400", async () => {
-    const result = await test.api<{ error: { message: string } }>("POST", `/v1/workers/${worker.id}/exec`, { command: "pwd", cwd: "../etc" });
+    const result = await test.api<{ error: { message: string } }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "pwd",
+      cwd: "../etc",
+    });
     expect(result.status).toBe(400);
     expect(result.body.error.message).toMatch(/refused/);
   });
 
   it("validates the body with a message naming the field", async () => {
-    const result = await test.api<{ error: { message: string } }>("POST", `/v1/workers/${worker.id}/exec`, { command: "", timeoutMs: -1 });
+    const result = await test.api<{ error: { message: string } }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "",
+      timeoutMs: -1,
+    });
     expect(result.status).toBe(400);
     expect(result.body.error.message).toMatch(/command/);
     expect(result.body.error.message).toMatch(/timeoutMs/);
@@ -170,12 +198,17 @@ describe("exec", () => {
 
 describe("diff", () => {
   it("shows committed, staged, unstaged and untracked changes since the base, without touching the index", async () => {
-    await exec({ command: "echo 'export const x = 1;' > src/new.ts && sed -i 's/a + b/b + a/' src/math.ts && git add src/math.ts && git commit -qm change && echo more >> README.md && mkdir -p ignored && echo no > ignored/x" });
+    await exec({
+      command:
+        "echo 'export const x = 1;' > src/new.ts && sed -i 's/a + b/b + a/' src/math.ts && git add src/math.ts && git commit -qm change && echo more >> README.md && mkdir -p ignored && echo no > ignored/x",
+    });
     const statusBefore = (await exec({ command: "git status --porcelain" })).body.stdout;
-    const diff = await test.api<{ baseCommit: string; head: string; files: { path: string; status: string; additions: number; deletions: number }[]; patch: string }>(
-      "GET",
-      `/v1/workers/${worker.id}/diff`,
-    );
+    const diff = await test.api<{
+      baseCommit: string;
+      head: string;
+      files: { path: string; status: string; additions: number; deletions: number }[];
+      patch: string;
+    }>("GET", `/v1/workers/${worker.id}/diff`);
     expect(diff.status).toBe(200);
     expect(diff.body.baseCommit).toBe(worker.baseCommit);
     expect(diff.body.head).not.toBe(worker.baseCommit);
@@ -195,7 +228,9 @@ describe("stop, start and remove", () => {
     const stopped = await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/stop`);
     expect(stopped.body.status).toBe("stopped");
     expect((await docker.getContainer(worker.containerId).inspect()).State.Running).toBe(false);
-    const refused = await test.api<{ error: { code: string } }>("POST", `/v1/workers/${worker.id}/exec`, { command: "true" });
+    const refused = await test.api<{ error: { code: string } }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "true",
+    });
     expect(refused.status).toBe(409);
     const started = await test.api<ApiWorker>("POST", `/v1/workers/${worker.id}/start`);
     expect(started.body.status).toBe("running");
@@ -216,7 +251,10 @@ describe("stop, start and remove", () => {
   it("keeps the files with keepWorkspace=true", async () => {
     const extra = await spawnWorker(test, scratch);
     spawned.push(extra.worker.id);
-    const response = await test.api<{ workspace: string }>("DELETE", `/v1/workers/${extra.worker.id}?keepWorkspace=true`);
+    const response = await test.api<{ workspace: string }>(
+      "DELETE",
+      `/v1/workers/${extra.worker.id}?keepWorkspace=true`,
+    );
     expect(response.status).toBe(200);
     expect((await stat(path.join(response.body.workspace, "src", "math.ts"))).isFile()).toBe(true);
     await expect(docker.getContainer(extra.worker.containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });

@@ -5,7 +5,10 @@ import { currentCall } from "./approval-client.js";
 import { ADMISSION_METHOD, ADMISSION_POSITION, ADMISSION_RELEASE } from "../../contract/wire.js";
 
 const GrantSchema = z.object({ ticket: z.string() }).passthrough();
-const PositionSchema = z.object({ method: z.literal(ADMISSION_POSITION), params: z.object({ key: z.string(), position: z.number() }) });
+const PositionSchema = z.object({
+  method: z.literal(ADMISSION_POSITION),
+  params: z.object({ key: z.string(), position: z.number() }),
+});
 
 /** Waits for a slot for heavy work; answers the function that gives it back. */
 export type Admit = (tool: string) => Promise<() => void>;
@@ -29,19 +32,34 @@ export function createAdmitter(server: McpServer): Admit {
     const token = call?.context._meta?.progressToken;
     if (token !== undefined) {
       waiting.set(key, (position) => {
-        void call?.context.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: 0, message: `queued for a build/test slot: position ${position}` } }).catch(() => undefined);
+        void call?.context
+          .sendNotification({
+            method: "notifications/progress",
+            params: {
+              progressToken: token,
+              progress: 0,
+              message: `queued for a build/test slot: position ${position}`,
+            },
+          })
+          .catch(() => undefined);
       });
     }
     try {
-      const grant = await server.server.request({ method: ADMISSION_METHOD, params: { tool, key } } as never, GrantSchema, {
-        timeout: WAIT_LIMIT_MS,
-        ...(call === undefined ? {} : { signal: call.context.signal }),
-      });
+      const grant = await server.server.request(
+        { method: ADMISSION_METHOD, params: { tool, key } } as never,
+        GrantSchema,
+        {
+          timeout: WAIT_LIMIT_MS,
+          ...(call === undefined ? {} : { signal: call.context.signal }),
+        },
+      );
       let released = false;
       return () => {
         if (released) return;
         released = true;
-        void server.server.notification({ method: ADMISSION_RELEASE, params: { ticket: grant.ticket } } as never).catch(() => undefined);
+        void server.server
+          .notification({ method: ADMISSION_RELEASE, params: { ticket: grant.ticket } } as never)
+          .catch(() => undefined);
       };
     } finally {
       waiting.delete(key);

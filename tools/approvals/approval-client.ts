@@ -43,14 +43,25 @@ export function createApprover(server: McpServer): RequestApproval {
         : setInterval(() => {
             const seconds = Math.round((Date.now() - started) / 1000);
             call?.context
-              .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: seconds, message: `waiting for a reviewer's approval (${seconds}s)` } })
+              .sendNotification({
+                method: "notifications/progress",
+                params: {
+                  progressToken: token,
+                  progress: seconds,
+                  message: `waiting for a reviewer's approval (${seconds}s)`,
+                },
+              })
               .catch(() => undefined);
           }, KEEPALIVE_MS);
     try {
-      return await server.server.request({ method: APPROVAL_METHOD, params: { ...request } } as never, ApprovalAnswerSchema, {
-        timeout: WAIT_LIMIT_MS,
-        ...(call === undefined ? {} : { signal: call.context.signal }),
-      });
+      return await server.server.request(
+        { method: APPROVAL_METHOD, params: { ...request } } as never,
+        ApprovalAnswerSchema,
+        {
+          timeout: WAIT_LIMIT_MS,
+          ...(call === undefined ? {} : { signal: call.context.signal }),
+        },
+      );
     } finally {
       if (keepalive !== undefined) clearInterval(keepalive);
     }

@@ -50,7 +50,14 @@ export function parseDiagnostics(output: string): Diagnostic[] {
     if ((match = PAREN_STYLE.exec(line)) || (match = TSC_PRETTY.exec(line))) {
       found.push(make(match[1], match[2], match[3], match[5], match[6], match[4]));
     } else if ((match = TSC_GLOBAL.exec(line))) {
-      found.push({ file: null, line: null, column: null, code: match[2] as string, message: (match[3] as string).trim(), severity: match[1] === "warning" ? "warning" : "error" });
+      found.push({
+        file: null,
+        line: null,
+        column: null,
+        code: match[2] as string,
+        message: (match[3] as string).trim(),
+        severity: match[1] === "warning" ? "warning" : "error",
+      });
     } else if ((match = COLON_STYLE.exec(line))) {
       found.push(make(match[1], match[2], match[3], match[5] ?? match[7] ?? null, match[6], match[4]));
     } else if ((match = RUST_HEADER.exec(line))) {
@@ -69,14 +76,28 @@ export function parseDiagnostics(output: string): Diagnostic[] {
       pythonFile = { file: match[1] as string, line: Number(match[2]) };
     } else if (pythonFile && (match = PY_EXCEPTION.exec(line))) {
       const name = match[1] as string;
-      found.push({ file: pythonFile.file, line: pythonFile.line, column: null, code: name, message: match[2] ?? name, severity: /Warning$/.test(name) ? "warning" : "error" });
+      found.push({
+        file: pythonFile.file,
+        line: pythonFile.line,
+        column: null,
+        code: name,
+        message: match[2] ?? name,
+        severity: /Warning$/.test(name) ? "warning" : "error",
+      });
       pythonFile = undefined;
     }
   }
   return dedupe(found);
 }
 
-function make(file: string | undefined, line: string | undefined, column: string | undefined | null, code: string | null | undefined, message: string | undefined, severity: string | undefined): Diagnostic {
+function make(
+  file: string | undefined,
+  line: string | undefined,
+  column: string | undefined | null,
+  code: string | null | undefined,
+  message: string | undefined,
+  severity: string | undefined,
+): Diagnostic {
   return {
     file: (file ?? "").trim(),
     line: Number(line),
@@ -102,9 +123,16 @@ function dedupe(diagnostics: Diagnostic[]): Diagnostic[] {
  * output (or its exit code), without a place, so a failure never reads as zero errors. Pure.
  */
 export function unlocatedFailure(output: string, exitCode: number | null, timedOut: boolean): Diagnostic {
-  const last = output.replace(ANSI, "").split("\n").map((line) => line.trim()).filter(Boolean).at(-1);
+  const last = output
+    .replace(ANSI, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .at(-1);
   const code = exitCode === 127 ? "command_not_found" : timedOut ? "timeout" : null;
-  const message = timedOut ? "the command timed out and was killed" : (last ?? `the command failed with exit code ${exitCode ?? "none"} and printed nothing`);
+  const message = timedOut
+    ? "the command timed out and was killed"
+    : (last ?? `the command failed with exit code ${exitCode ?? "none"} and printed nothing`);
   return { file: null, line: null, column: null, code, message, severity: "error" };
 }
 
@@ -115,7 +143,16 @@ export function unlocatedFailure(output: string, exitCode: number | null, timedO
  */
 export function isEnvironmentFailure(exitCode: number | null, errors: readonly Diagnostic[]): boolean {
   if (exitCode === 126 || exitCode === 127) return true;
-  return errors.length > 0 && errors.every((error) => error.code === "TS2688" || error.code === "TS2318" || error.code === "TS6053" || error.code === "command_not_found");
+  return (
+    errors.length > 0 &&
+    errors.every(
+      (error) =>
+        error.code === "TS2688" ||
+        error.code === "TS2318" ||
+        error.code === "TS6053" ||
+        error.code === "command_not_found",
+    )
+  );
 }
 
 /** Splits diagnostics into errors and warnings. */

@@ -1,7 +1,16 @@
 import type { ProjectInfo } from "../project/detect-project.js";
 
 /** Languages code_validate knows how to check. */
-export const VALIDATION_LANGUAGES = ["typescript", "javascript", "python", "go", "rust", "java", "kotlin", "csharp"] as const;
+export const VALIDATION_LANGUAGES = [
+  "typescript",
+  "javascript",
+  "python",
+  "go",
+  "rust",
+  "java",
+  "kotlin",
+  "csharp",
+] as const;
 
 // Compiles every non-ignored .py file without writing bytecode, printing syntax errors in
 // the `file:line:col: error: Kind: message` form parseDiagnostics reads.
@@ -45,10 +54,17 @@ const LOCAL_TSC = '"$( [ -x node_modules/.bin/tsc ] && echo node_modules/.bin/ts
  * language (default: the detected one); `imageTypes` says where tsc finds type definitions
  * when the project brings none. Null when nothing fits. Pure.
  */
-export function validationCommand(project: ProjectInfo, language: string, hasFile: (path: string) => boolean, imageTypes?: ImageTypes): string | null {
+export function validationCommand(
+  project: ProjectInfo,
+  language: string,
+  hasFile: (path: string) => boolean,
+  imageTypes?: ImageTypes,
+): string | null {
   switch (language) {
     case "typescript":
-      return hasFile("tsconfig.json") ? `${LOCAL_TSC} --noEmit -p . --pretty false${typeFlags(imageTypes)}` : project.buildCommand;
+      return hasFile("tsconfig.json")
+        ? `${LOCAL_TSC} --noEmit -p . --pretty false${typeFlags(imageTypes)}`
+        : project.buildCommand;
     case "javascript":
       return JAVASCRIPT_CHECK;
     case "python":

@@ -3,7 +3,13 @@ import type { ChildProcessWithoutNullStreams } from "node:child_process";
 const REQUEST_TIMEOUT_MS = 60_000;
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-type Incoming = { id?: number; method?: string; params?: { items?: unknown[] }; result?: unknown; error?: { message: string } };
+type Incoming = {
+  id?: number;
+  method?: string;
+  params?: { items?: unknown[] };
+  result?: unknown;
+  error?: { message: string };
+};
 
 /**
  * LSP JSON-RPC over a language server's stdio (Content-Length framing): requests matched
@@ -15,7 +21,10 @@ export class LspConnection {
   private nextId = 1;
   private buffer = Buffer.alloc(0);
   private exited = false;
-  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }
+  >();
 
   constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -75,11 +84,14 @@ export class LspConnection {
         return;
       }
       if (this.buffer.length < headerEnd + 4 + length) return;
-      const message = JSON.parse(this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString("utf8")) as Incoming;
+      const message = JSON.parse(
+        this.buffer.subarray(headerEnd + 4, headerEnd + 4 + length).toString("utf8"),
+      ) as Incoming;
       this.buffer = this.buffer.subarray(headerEnd + 4 + length);
       if (message.method !== undefined && message.id !== undefined) {
         // Requests from the server: configuration gets defaults, the rest a plain acknowledgement.
-        const result = message.method === "workspace/configuration" ? (message.params?.items ?? []).map(() => null) : null;
+        const result =
+          message.method === "workspace/configuration" ? (message.params?.items ?? []).map(() => null) : null;
         this.send({ id: message.id, result });
       } else if (message.id !== undefined) {
         const waiting = this.pending.get(message.id);

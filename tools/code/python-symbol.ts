@@ -11,7 +11,9 @@ export function findPythonSymbol(text: string, name: string, relative: string): 
   }
   const word = new RegExp(`\\b${escaped}\\b`);
   for (let i = 0; i < lines.length; i += 1) {
-    const code = lines[i]!.replace(/#.*$/, "").replace(/(["'])(?:\\.|(?!\1).)*\1/g, (literal) => " ".repeat(literal.length));
+    const code = lines[i]!.replace(/#.*$/, "").replace(/(["'])(?:\\.|(?!\1).)*\1/g, (literal) =>
+      " ".repeat(literal.length),
+    );
     const match = word.exec(code);
     if (match) return { line: i + 1, column: match.index + 1 };
   }

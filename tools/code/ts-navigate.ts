@@ -14,20 +14,41 @@ export interface CodeLocation {
 }
 
 /** The navigation operations code_navigate offers. */
-export type NavigateOperation = "definition" | "references" | "implementations" | "callers" | "type_definition" | "document_symbols" | "workspace_symbols";
+export type NavigateOperation =
+  | "definition"
+  | "references"
+  | "implementations"
+  | "callers"
+  | "type_definition"
+  | "document_symbols"
+  | "workspace_symbols";
 
 /** Runs one navigation operation at `at` (or over the project for workspace_symbols). */
-export function navigate(project: TsProject, operation: NavigateOperation, at: Position | undefined, query: string | undefined, limit: number): CodeLocation[] {
+export function navigate(
+  project: TsProject,
+  operation: NavigateOperation,
+  at: Position | undefined,
+  query: string | undefined,
+  limit: number,
+): CodeLocation[] {
   const { service } = project;
-  const spans = (items: readonly { fileName: string; textSpan: TS.TextSpan }[] | undefined) => (items ?? []).map((item) => project.location(item.fileName, item.textSpan.start));
+  const spans = (items: readonly { fileName: string; textSpan: TS.TextSpan }[] | undefined) =>
+    (items ?? []).map((item) => project.location(item.fileName, item.textSpan.start));
   switch (operation) {
     case "workspace_symbols": {
-      if (query === undefined) throw new ToolInputError("workspace_symbols needs symbolName: the name (or a prefix or camel-case abbreviation) to look for.");
+      if (query === undefined)
+        throw new ToolInputError(
+          "workspace_symbols needs symbolName: the name (or a prefix or camel-case abbreviation) to look for.",
+        );
       return service
         .getNavigateToItems(query, limit * 4)
         .filter((item) => !item.fileName.includes("/node_modules/"))
         .slice(0, limit)
-        .map((item) => ({ ...project.location(item.fileName, item.textSpan.start), kind: item.kind, name: item.containerName ? `${item.containerName}.${item.name}` : item.name }));
+        .map((item) => ({
+          ...project.location(item.fileName, item.textSpan.start),
+          kind: item.kind,
+          name: item.containerName ? `${item.containerName}.${item.name}` : item.name,
+        }));
     }
     case "document_symbols": {
       if (at === undefined) throw new ToolInputError("document_symbols needs filePath.");
@@ -54,7 +75,10 @@ export function navigate(project: TsProject, operation: NavigateOperation, at: P
       return spans(service.getImplementationAtPosition(file, offset)).slice(0, limit);
     case "references": {
       const references = (service.findReferences(file, offset) ?? []).flatMap((symbol) => symbol.references);
-      return references.slice(0, limit).map((reference) => ({ ...project.location(reference.fileName, reference.textSpan.start), isDefinition: reference.isDefinition === true }));
+      return references.slice(0, limit).map((reference) => ({
+        ...project.location(reference.fileName, reference.textSpan.start),
+        isDefinition: reference.isDefinition === true,
+      }));
     }
     case "callers": {
       const prepared = service.prepareCallHierarchy(file, offset);
@@ -62,7 +86,8 @@ export function navigate(project: TsProject, operation: NavigateOperation, at: P
       const out: CodeLocation[] = [];
       for (const item of items) {
         for (const call of service.provideCallHierarchyIncomingCalls(item.file, item.selectionSpan.start)) {
-          for (const span of call.fromSpans) out.push({ ...project.location(call.from.file, span.start), kind: call.from.kind, name: call.from.name });
+          for (const span of call.fromSpans)
+            out.push({ ...project.location(call.from.file, span.start), kind: call.from.kind, name: call.from.name });
         }
       }
       return out.slice(0, limit);
@@ -71,6 +96,9 @@ export function navigate(project: TsProject, operation: NavigateOperation, at: P
 }
 
 function need(at: Position | undefined, operation: string): Position {
-  if (at === undefined) throw new ToolInputError(`${operation} needs a symbol: filePath with symbolName or line and column, or symbolName alone to find its declaration.`);
+  if (at === undefined)
+    throw new ToolInputError(
+      `${operation} needs a symbol: filePath with symbolName or line and column, or symbolName alone to find its declaration.`,
+    );
   return at;
 }

@@ -85,13 +85,26 @@ export class TsProject {
     const config = found !== undefined && !path.relative(this.root, found).startsWith("..") ? found : undefined;
     this.hasConfig = config !== undefined;
     if (config !== undefined) {
-      const parsed = this.ts.getParsedCommandLineOfConfigFile(config, {}, { ...this.ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+      const parsed = this.ts.getParsedCommandLineOfConfigFile(
+        config,
+        {},
+        { ...this.ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+      );
       if (parsed !== undefined) {
         this.options = { ...parsed.options, noEmit: true };
         this.fileNames = parsed.fileNames;
       }
     } else {
-      this.options = { allowJs: true, checkJs: false, jsx: this.ts.JsxEmit.Preserve, target: this.ts.ScriptTarget.ES2022, module: this.ts.ModuleKind.NodeNext, moduleResolution: this.ts.ModuleResolutionKind.NodeNext, noEmit: true, esModuleInterop: true };
+      this.options = {
+        allowJs: true,
+        checkJs: false,
+        jsx: this.ts.JsxEmit.Preserve,
+        target: this.ts.ScriptTarget.ES2022,
+        module: this.ts.ModuleKind.NodeNext,
+        moduleResolution: this.ts.ModuleResolutionKind.NodeNext,
+        noEmit: true,
+        esModuleInterop: true,
+      };
       this.fileNames = listSources(this.root);
     }
   }
@@ -104,7 +117,10 @@ export class TsProject {
 
   sourceFile(file: string): TS.SourceFile {
     const source = this.program().getSourceFile(file);
-    if (source === undefined) throw new ToolInputError(`${this.relative(file)} is not part of the TypeScript project${this.hasConfig ? " (check tsconfig.json's include)" : ""}.`);
+    if (source === undefined)
+      throw new ToolInputError(
+        `${this.relative(file)} is not part of the TypeScript project${this.hasConfig ? " (check tsconfig.json's include)" : ""}.`,
+      );
     return source;
   }
 
@@ -112,7 +128,8 @@ export class TsProject {
   at(file: string, line: number, column: number): Position {
     const source = this.sourceFile(file);
     const lines = source.getLineStarts();
-    if (line < 1 || line > lines.length) throw new ToolInputError(`line ${line} is outside ${this.relative(file)}, which has ${lines.length} lines.`);
+    if (line < 1 || line > lines.length)
+      throw new ToolInputError(`line ${line} is outside ${this.relative(file)}, which has ${lines.length} lines.`);
     const lineEnd = line < lines.length ? lines[line]! - 1 : source.text.length;
     const offset = Math.min(lines[line - 1]! + column - 1, lineEnd);
     return { file, line, column, offset };
@@ -134,19 +151,33 @@ export class TsProject {
     };
     visit(source);
     const node = declared ?? used;
-    if (node === undefined) throw new ToolInputError(`No symbol named "${symbolName}" in ${this.relative(file)}. Check the spelling, or give line and column.`);
+    if (node === undefined)
+      throw new ToolInputError(
+        `No symbol named "${symbolName}" in ${this.relative(file)}. Check the spelling, or give line and column.`,
+      );
     return this.position(file, node.getStart(source));
   }
 
   /** The declaration of `symbolName` anywhere in the project (exact name, declarations first). */
   findInProject(symbolName: string): Position {
-    const items = this.service.getNavigateToItems(symbolName, 50, undefined, true).filter((item) => item.name === symbolName && !item.fileName.includes("/node_modules/") && !DECLARATION.test(item.fileName));
+    const items = this.service
+      .getNavigateToItems(symbolName, 50, undefined, true)
+      .filter(
+        (item) =>
+          item.name === symbolName && !item.fileName.includes("/node_modules/") && !DECLARATION.test(item.fileName),
+      );
     const item = items.sort((a, b) => rank(a.kind) - rank(b.kind))[0];
-    if (item === undefined) throw new ToolInputError(`No declaration named "${symbolName}" in the project. Give filePath (and line/column) to look at a use instead.`);
+    if (item === undefined)
+      throw new ToolInputError(
+        `No declaration named "${symbolName}" in the project. Give filePath (and line/column) to look at a use instead.`,
+      );
     const source = this.sourceFile(item.fileName);
     const text = source.text;
     const offset = text.indexOf(symbolName, item.textSpan.start);
-    return this.position(item.fileName, offset >= 0 && offset < item.textSpan.start + item.textSpan.length ? offset : item.textSpan.start);
+    return this.position(
+      item.fileName,
+      offset >= 0 && offset < item.textSpan.start + item.textSpan.length ? offset : item.textSpan.start,
+    );
   }
 
   position(file: string, offset: number): Position {
@@ -163,7 +194,16 @@ export class TsProject {
     let line = 0;
     while (line + 1 < starts.length && starts[line + 1]! <= offset) line += 1;
     const end = line + 1 < starts.length ? starts[line + 1]! : text.length;
-    return { path: this.relative(file), line: line + 1, column: offset - starts[line]! + 1, text: text.slice(starts[line], end).replace(/\r?\n$/, "").trim().slice(0, 240) };
+    return {
+      path: this.relative(file),
+      line: line + 1,
+      column: offset - starts[line]! + 1,
+      text: text
+        .slice(starts[line], end)
+        .replace(/\r?\n$/, "")
+        .trim()
+        .slice(0, 240),
+    };
   }
 
   relative(file: string): string {

@@ -46,7 +46,7 @@ const STATUS_NAMES: Record<string, DiffFile["status"]> = {
 export function parseNameStatus(output: string): { path: string; status: DiffFile["status"]; oldPath?: string }[] {
   const fields = output.split("\0");
   const entries: { path: string; status: DiffFile["status"]; oldPath?: string }[] = [];
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const code = fields[i++];
     if (!code) continue;
     const status = STATUS_NAMES[code[0] ?? ""] ?? "modified";
@@ -64,7 +64,7 @@ export function parseNameStatus(output: string): { path: string; status: DiffFil
 export function parseNumstat(output: string): Map<string, { additions: number; deletions: number }> {
   const counts = new Map<string, { additions: number; deletions: number }>();
   const fields = output.split("\0");
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const head = fields[i++];
     if (!head) continue;
     const [added = "-", deleted = "-", inlinePath = ""] = head.split("\t");

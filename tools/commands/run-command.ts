@@ -11,7 +11,11 @@ export type RunAnswer = RunResult | ControlFailure;
  * Runs one command for the control plane's exec endpoint: policy-checked program and cwd,
  * process-group kill on timeout, capped output. Always answers one JSON value.
  */
-export async function runCommand(root: string, requestJson: string, access = new AccessControl(root)): Promise<RunAnswer> {
+export async function runCommand(
+  root: string,
+  requestJson: string,
+  access = new AccessControl(root),
+): Promise<RunAnswer> {
   const parsed = RunRequestSchema.safeParse(JSON.parse(requestJson));
   if (!parsed.success) return { error: `invalid run request: ${parsed.error.message}` };
   const request = parsed.data;
@@ -32,6 +36,11 @@ export async function runCommand(root: string, requestJson: string, access = new
     ...(request.env === undefined ? {} : { env: request.env }),
   });
   const oomAfter = readOomKills();
-  const oomKilled = oomBefore !== undefined && oomAfter !== undefined && oomAfter > oomBefore && result.signal === "SIGKILL" && !result.timedOut;
+  const oomKilled =
+    oomBefore !== undefined &&
+    oomAfter !== undefined &&
+    oomAfter > oomBefore &&
+    result.signal === "SIGKILL" &&
+    !result.timedOut;
   return { ...result, audit: access.drainAudit(), oomKilled };
 }

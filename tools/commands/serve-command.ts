@@ -1,6 +1,11 @@
 import type { Readable, Writable } from "node:stream";
 import { streamRecords } from "../shell/stream-records.js";
-import { ChannelRequestSchema, type ChannelHello, type ChannelReply, type ChannelRequest } from "../../contract/control.js";
+import {
+  ChannelRequestSchema,
+  type ChannelHello,
+  type ChannelReply,
+  type ChannelRequest,
+} from "../../contract/control.js";
 import type { ControlFailure } from "../../contract/sandbox-error.js";
 
 const NEWLINE = 0x0a;
@@ -17,7 +22,12 @@ const NEWLINE = 0x0a;
 export type ModeHandler = (mode: string, args: readonly string[], input: string) => Promise<unknown>;
 
 /** Serves requests from `input` until it closes, then waits for those still running. */
-export async function serveChannel(input: Readable, output: Writable, handle: ModeHandler, maxLineBytes: number): Promise<void> {
+export async function serveChannel(
+  input: Readable,
+  output: Writable,
+  handle: ModeHandler,
+  maxLineBytes: number,
+): Promise<void> {
   const running = new Set<Promise<void>>();
   const write = (line: ChannelReply | ChannelHello) => output.write(`${JSON.stringify(line)}\n`);
   const reply = (id: number | null, answer: unknown) => write({ id, answer });
@@ -27,7 +37,8 @@ export async function serveChannel(input: Readable, output: Writable, handle: Mo
     let request: ChannelRequest;
     try {
       const parsed = ChannelRequestSchema.safeParse(JSON.parse(line));
-      if (!parsed.success) return fail(null, `invalid channel request: ${parsed.error.issues[0]?.message ?? "unknown"}`);
+      if (!parsed.success)
+        return fail(null, `invalid channel request: ${parsed.error.issues[0]?.message ?? "unknown"}`);
       request = parsed.data;
     } catch {
       return fail(null, "invalid channel request: not JSON");

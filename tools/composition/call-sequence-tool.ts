@@ -29,7 +29,9 @@ export function resultText(result: CallToolResult): string {
  */
 export function substituteOutputs(args: unknown, outputs: readonly string[]): unknown {
   if (typeof args === "string") {
-    return args.replace(/\{\{previous\}\}/g, outputs.at(-1) ?? "").replace(/\{\{step:(\d+)\}\}/g, (_, n: string) => outputs[Number(n) - 1] ?? "");
+    return args
+      .replace(/\{\{previous\}\}/g, outputs.at(-1) ?? "")
+      .replace(/\{\{step:(\d+)\}\}/g, (_, n: string) => outputs[Number(n) - 1] ?? "");
   }
   if (Array.isArray(args)) return args.map((item) => substituteOutputs(item, outputs));
   if (args !== null && typeof args === "object") {
@@ -55,7 +57,10 @@ export function registerCallSequenceTool(registry: ToolRegistry): void {
         .min(1)
         .max(MAX_STEPS)
         .describe("Steps to run in order"),
-      onError: z.enum(["fail_fast", "continue"]).optional().describe("What to do when a step fails (default fail_fast)"),
+      onError: z
+        .enum(["fail_fast", "continue"])
+        .optional()
+        .describe("What to do when a step fails (default fail_fast)"),
     },
     annotations: { destructiveHint: true },
     handler: async ({ steps, onError }, context: ToolCallContext) => {
@@ -68,18 +73,35 @@ export function registerCallSequenceTool(registry: ToolRegistry): void {
           continue;
         }
         const result = NOT_IN_PIPELINES.has(step.tool)
-          ? { content: [{ type: "text" as const, text: `Error: ${step.tool} cannot run inside a pipeline.` }], isError: true }
+          ? {
+              content: [{ type: "text" as const, text: `Error: ${step.tool} cannot run inside a pipeline.` }],
+              isError: true,
+            }
           : await registry.call(step.tool, substituteOutputs(step.args ?? {}, outputs), context);
         const text = resultText(result);
         outputs.push(text);
         const isError = result.isError === true;
         failed ||= isError;
-        results.push({ step: index + 1, tool: step.tool, isError, text: text.length > MAX_STEP_TEXT_CHARS ? `${text.slice(0, MAX_STEP_TEXT_CHARS)}\n[... truncated]` : text });
+        results.push({
+          step: index + 1,
+          tool: step.tool,
+          isError,
+          text: text.length > MAX_STEP_TEXT_CHARS ? `${text.slice(0, MAX_STEP_TEXT_CHARS)}\n[... truncated]` : text,
+        });
       }
       const body = results
-        .map((r) => `## Step ${r.step}: ${r.tool} — ${r.skipped ? "skipped (an earlier step failed)" : r.isError ? "failed" : "ok"}${r.text ? `\n${r.text}` : ""}`)
+        .map(
+          (r) =>
+            `## Step ${r.step}: ${r.tool} — ${r.skipped ? "skipped (an earlier step failed)" : r.isError ? "failed" : "ok"}${r.text ? `\n${r.text}` : ""}`,
+        )
         .join("\n\n");
-      return { ...textResult(`Pipeline ${failed ? "failed" : "succeeded"} (${results.filter((r) => !r.skipped).length}/${steps.length} steps run)\n\n${body}`, { success: !failed, steps: results }), isError: failed };
+      return {
+        ...textResult(
+          `Pipeline ${failed ? "failed" : "succeeded"} (${results.filter((r) => !r.skipped).length}/${steps.length} steps run)\n\n${body}`,
+          { success: !failed, steps: results },
+        ),
+        isError: failed,
+      };
     },
   });
 }

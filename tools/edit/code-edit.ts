@@ -29,17 +29,30 @@ export function applyCodeEdit(text: string, edit: CodeEdit): CodeEditOutcome {
   if (edit.command === "replace_lines") {
     const lines = text.split("\n");
     const total = text.endsWith("\n") ? lines.length - 1 : lines.length;
-    if (edit.startLine > edit.endLine + 1) throw new ToolInputError(`startLine (${edit.startLine}) is after endLine (${edit.endLine}).`);
+    if (edit.startLine > edit.endLine + 1)
+      throw new ToolInputError(`startLine (${edit.startLine}) is after endLine (${edit.endLine}).`);
     if (edit.startLine > total + 1 || edit.endLine > total) {
-      throw new ToolInputError(`Lines ${edit.startLine}-${edit.endLine} are outside the file, which has ${total} lines.`);
+      throw new ToolInputError(
+        `Lines ${edit.startLine}-${edit.endLine} are outside the file, which has ${total} lines.`,
+      );
     }
     const replacement = edit.content === "" ? [] : edit.content.replace(/\n$/, "").split("\n");
     lines.splice(edit.startLine - 1, edit.endLine - edit.startLine + 1, ...replacement);
-    return { text: lines.join("\n"), firstLine: edit.startLine, lastLine: edit.startLine + Math.max(replacement.length, 1) - 1, replacements: 1 };
+    return {
+      text: lines.join("\n"),
+      firstLine: edit.startLine,
+      lastLine: edit.startLine + Math.max(replacement.length, 1) - 1,
+      replacements: 1,
+    };
   }
   const pattern = edit.regex ? compile(edit.find, edit.all) : undefined;
-  const first = pattern ? text.search(new RegExp(pattern.source, pattern.flags.replace("g", ""))) : text.indexOf(edit.find);
-  if (first === -1) throw new ToolInputError(`"${edit.find}" was not found${edit.regex ? " (as a regular expression)" : ""}. Read the file again; the match is exact.`);
+  const first = pattern
+    ? text.search(new RegExp(pattern.source, pattern.flags.replace("g", "")))
+    : text.indexOf(edit.find);
+  if (first === -1)
+    throw new ToolInputError(
+      `"${edit.find}" was not found${edit.regex ? " (as a regular expression)" : ""}. Read the file again; the match is exact.`,
+    );
   let replacements = 1;
   let result: string;
   if (pattern) {
@@ -50,7 +63,9 @@ export function applyCodeEdit(text: string, edit: CodeEdit): CodeEditOutcome {
     result = text.split(edit.find).join(edit.content);
   } else {
     if (text.indexOf(edit.find, first + 1) !== -1) {
-      throw new ToolInputError(`"${edit.find}" matches more than once; add surrounding text to make it unique, or set all: true.`);
+      throw new ToolInputError(
+        `"${edit.find}" matches more than once; add surrounding text to make it unique, or set all: true.`,
+      );
     }
     result = text.slice(0, first) + edit.content + text.slice(first + edit.find.length);
   }
@@ -66,7 +81,8 @@ export function renderRegion(text: string, firstLine: number, lastLine: number, 
   const to = Math.min(lines.length, lastLine + context);
   const width = String(to).length;
   const out: string[] = [];
-  for (let n = from; n <= to; n += 1) out.push(`${String(n).padStart(width)}${n >= firstLine && n <= lastLine ? ">" : " "} ${lines[n - 1]}`);
+  for (let n = from; n <= to; n += 1)
+    out.push(`${String(n).padStart(width)}${n >= firstLine && n <= lastLine ? ">" : " "} ${lines[n - 1]}`);
   return out.join("\n");
 }
 
@@ -93,9 +109,17 @@ export function registerCodeEdit(registry: ToolRegistry, access: AccessControl):
       command: z.enum(["replace_lines", "find_replace", "write"]).describe("Kind of edit"),
       content: z.string().describe("New text: the replacement lines, the replacement for find, or the whole file"),
       startLine: z.number().int().min(1).optional().describe("replace_lines: first line to replace (1-based)"),
-      endLine: z.number().int().min(0).optional().describe("replace_lines: last line to replace (inclusive); startLine-1 inserts before startLine"),
+      endLine: z
+        .number()
+        .int()
+        .min(0)
+        .optional()
+        .describe("replace_lines: last line to replace (inclusive); startLine-1 inserts before startLine"),
       find: z.string().min(1).optional().describe("find_replace: text or regular expression to find"),
-      regex: z.boolean().optional().describe("find_replace: treat find as a JavaScript regular expression ($1 works in content)"),
+      regex: z
+        .boolean()
+        .optional()
+        .describe("find_replace: treat find as a JavaScript regular expression ($1 works in content)"),
       all: z.boolean().optional().describe("find_replace: replace every occurrence"),
     },
     annotations: { destructiveHint: true },
@@ -116,12 +140,21 @@ export function registerCodeEdit(registry: ToolRegistry, access: AccessControl):
   });
 }
 
-function toCodeEdit(args: { command: CodeEdit["command"]; content: string; startLine?: number | undefined; endLine?: number | undefined; find?: string | undefined; regex?: boolean | undefined; all?: boolean | undefined }): CodeEdit {
+function toCodeEdit(args: {
+  command: CodeEdit["command"];
+  content: string;
+  startLine?: number | undefined;
+  endLine?: number | undefined;
+  find?: string | undefined;
+  regex?: boolean | undefined;
+  all?: boolean | undefined;
+}): CodeEdit {
   switch (args.command) {
     case "write":
       return { command: "write", content: args.content };
     case "replace_lines":
-      if (args.startLine === undefined || args.endLine === undefined) throw new ToolInputError("replace_lines needs startLine and endLine.");
+      if (args.startLine === undefined || args.endLine === undefined)
+        throw new ToolInputError("replace_lines needs startLine and endLine.");
       return { command: "replace_lines", startLine: args.startLine, endLine: args.endLine, content: args.content };
     case "find_replace":
       if (args.find === undefined) throw new ToolInputError("find_replace needs find.");

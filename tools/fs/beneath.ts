@@ -1,5 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import path from "node:path";
 import { isErrno, PathRefusedError, type ResolvedPath } from "./resolve-inside.js";
 
@@ -50,7 +63,10 @@ export function inside(directory: { readonly fd: number }, name: string): string
 }
 
 function raced(relative: string): PathRefusedError {
-  return new PathRefusedError(relative, "a part of the path was replaced by a symbolic link while it was being used; nothing was read or written — try again");
+  return new PathRefusedError(
+    relative,
+    "a part of the path was replaced by a symbolic link while it was being used; nothing was read or written — try again",
+  );
 }
 
 /** Where an open descriptor really is, by the kernel's account ("" when it cannot be told). */
@@ -84,12 +100,20 @@ function assertBeneath(handle: Descriptor, rootReal: string, relative: string): 
  * so a directory swapped for a symlink after the path was checked is refused instead of
  * followed. With `create`, missing directories are made on the way.
  */
-export async function openDirectoryBeneath(root: string, relative: string, options: { create?: boolean } = {}): Promise<Descriptor> {
+export async function openDirectoryBeneath(
+  root: string,
+  relative: string,
+  options: { create?: boolean } = {},
+): Promise<Descriptor> {
   return openBeneath(root, relative, options).directory;
 }
 
 /** openDirectoryBeneath, also answering the root's real location for later checks. */
-function openBeneath(root: string, relative: string, options: { create?: boolean }): { directory: Descriptor; rootReal: string } {
+function openBeneath(
+  root: string,
+  relative: string,
+  options: { create?: boolean },
+): { directory: Descriptor; rootReal: string } {
   // The root itself is trusted (a real path checked by the resolver, or an open descriptor's /proc path).
   let current = openDescriptor(root, constants.O_RDONLY | constants.O_DIRECTORY);
   const rootReal = locationOf(current);
@@ -112,7 +136,8 @@ function openBeneath(root: string, relative: string, options: { create?: boolean
           } catch (retry) {
             throw isErrno(retry, "ELOOP") || isErrno(retry, "ENOTDIR") ? raced(relative) : retry;
           }
-        } else if (isErrno(error, "ELOOP") || (isErrno(error, "ENOTDIR") && isSymlink(inside(current, part)))) throw raced(relative);
+        } else if (isErrno(error, "ELOOP") || (isErrno(error, "ENOTDIR") && isSymlink(inside(current, part))))
+          throw raced(relative);
         else throw error;
       }
       assertBeneath(next, rootReal, relative);
@@ -135,7 +160,12 @@ function isSymlink(target: string): boolean {
 }
 
 /** Opens the file `relative` beneath `root` without following a symlink anywhere on the way. */
-export async function openFileBeneath(root: string, relative: string, flags: number, mode?: number): Promise<Descriptor> {
+export async function openFileBeneath(
+  root: string,
+  relative: string,
+  flags: number,
+  mode?: number,
+): Promise<Descriptor> {
   const { directory, rootReal } = openBeneath(root, path.posix.dirname(relative), {});
   try {
     let file: Descriptor;
@@ -173,7 +203,11 @@ export async function writeFileBeneath(root: string, relative: string, content: 
       if (isErrno(error, "ELOOP")) throw raced(relative);
       if (!isErrno(error, "ENOENT")) throw error;
     }
-    const handle = openDescriptor(inside(directory, temporary), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    const handle = openDescriptor(
+      inside(directory, temporary),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      mode,
+    );
     const location = locationOf(handle);
     if (!isBeneath(location, rootReal)) {
       // Made elsewhere through a swapped path (see assertBeneath): remove the empty file, refuse.

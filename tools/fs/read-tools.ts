@@ -25,16 +25,21 @@ function turnTaker(): () => Promise<void> | undefined {
 }
 
 /** The path field every file tool shares. */
-export const pathField = z.string().describe("Path relative to /workspace (an absolute path inside /workspace is accepted too)");
+export const pathField = z
+  .string()
+  .describe("Path relative to /workspace (an absolute path inside /workspace is accepted too)");
 
 /** Reads a resolved path as text without following a symlink planted after resolution; refuses oversized files. */
 export async function readResolvedText(resolved: ResolvedPath): Promise<string> {
   const handle = await openFileBeneath(resolved.root, beneathRoot(resolved), constants.O_RDONLY);
   try {
     const stats = handle.stat();
-    if (stats.isDirectory()) throw new ToolInputError(`Expected a file but "${resolved.relative || "."}" is a directory. Use list_directory.`);
+    if (stats.isDirectory())
+      throw new ToolInputError(`Expected a file but "${resolved.relative || "."}" is a directory. Use list_directory.`);
     if (stats.size > MAX_READ_BYTES) {
-      throw new ToolInputError(`The file is ${stats.size} bytes; read_file reads at most ${MAX_READ_BYTES}. Use head/tail, offset/limit or grep.`);
+      throw new ToolInputError(
+        `The file is ${stats.size} bytes; read_file reads at most ${MAX_READ_BYTES}. Use head/tail, offset/limit or grep.`,
+      );
     }
     return handle.readText();
   } finally {
@@ -43,14 +48,18 @@ export async function readResolvedText(resolved: ResolvedPath): Promise<string> 
 }
 
 /** Selects lines: `head`/`tail` counts, or a 1-based `offset` with `limit`. Pure. */
-export function selectLines(text: string, options: { offset?: number; limit?: number; head?: number; tail?: number }): string {
+export function selectLines(
+  text: string,
+  options: { offset?: number; limit?: number; head?: number; tail?: number },
+): string {
   const { offset, limit, head, tail } = options;
   if (head !== undefined && tail !== undefined) throw new ToolInputError("Use head or tail, not both.");
   const lines = text.split("\n");
   const trailingNewline = text.endsWith("\n");
   const body = trailingNewline ? lines.slice(0, -1) : lines;
   if (head !== undefined) return body.slice(0, head).join("\n") + (head > 0 && trailingNewline ? "\n" : "");
-  if (tail !== undefined) return body.slice(Math.max(0, body.length - tail)).join("\n") + (tail > 0 && trailingNewline ? "\n" : "");
+  if (tail !== undefined)
+    return body.slice(Math.max(0, body.length - tail)).join("\n") + (tail > 0 && trailingNewline ? "\n" : "");
   if (offset === undefined && limit === undefined) return text;
   const start = (offset ?? 1) - 1;
   const end = limit === undefined ? body.length : Math.min(body.length, start + limit);
@@ -100,7 +109,8 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
 
   registry.register({
     name: "list_directory",
-    description: "List a directory: one entry per line, prefixed [DIR], [FILE] or [LINK]; optionally with sizes, sorted by name or size.",
+    description:
+      "List a directory: one entry per line, prefixed [DIR], [FILE] or [LINK]; optionally with sizes, sorted by name or size.",
     inputSchema: {
       path: pathField.optional(),
       sizes: z.boolean().optional().describe("Show file sizes and a summary"),
@@ -126,12 +136,19 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       } finally {
         await directory.close();
       }
-      rows.sort((a, b) => (sortBy === "size" ? b.size - a.size || a.name.localeCompare(b.name) : a.name.localeCompare(b.name)));
+      rows.sort((a, b) =>
+        sortBy === "size" ? b.size - a.size || a.name.localeCompare(b.name) : a.name.localeCompare(b.name),
+      );
       if (rows.length === 0) return textResult("(empty directory)");
-      const lines = rows.map((row) => `${row.kind} ${row.name}${sizes && row.kind === "[FILE]" ? ` (${formatSize(row.size)})` : ""}`);
+      const lines = rows.map(
+        (row) => `${row.kind} ${row.name}${sizes && row.kind === "[FILE]" ? ` (${formatSize(row.size)})` : ""}`,
+      );
       if (sizes) {
         const files = rows.filter((row) => row.kind === "[FILE]");
-        lines.push("", `Total: ${files.length} files, ${rows.length - files.length} other entries, ${formatSize(files.reduce((sum, row) => sum + row.size, 0))}`);
+        lines.push(
+          "",
+          `Total: ${files.length} files, ${rows.length - files.length} other entries, ${formatSize(files.reduce((sum, row) => sum + row.size, 0))}`,
+        );
       }
       return textResult(lines.join("\n"));
     },
@@ -152,13 +169,18 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       let count = 0;
       const turn = turnTaker();
       const walk = async (dir: Descriptor, relative: string, depth: number): Promise<TreeEntry[]> => {
-        const entries = readdirSync(`/proc/self/fd/${dir.fd}`, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+        const entries = readdirSync(`/proc/self/fd/${dir.fd}`, { withFileTypes: true }).sort((a, b) =>
+          a.name.localeCompare(b.name),
+        );
         const out: TreeEntry[] = [];
         for (const entry of entries) {
           await turn();
           const rel = relative === "" ? entry.name : `${relative}/${entry.name}`;
           if (matchesAny(rel, excludes)) continue;
-          if (++count > MAX_TREE_ENTRIES) throw new ToolInputError(`More than ${MAX_TREE_ENTRIES} entries; narrow the path, add excludePatterns or lower maxDepth.`);
+          if (++count > MAX_TREE_ENTRIES)
+            throw new ToolInputError(
+              `More than ${MAX_TREE_ENTRIES} entries; narrow the path, add excludePatterns or lower maxDepth.`,
+            );
           if (entry.isDirectory()) {
             let children: TreeEntry[] = [];
             if (depth > 1) {
@@ -185,7 +207,8 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
 
   registry.register({
     name: "get_file_info",
-    description: "Size, type, permissions and times of a file or directory. A symlink is followed to what it names inside the workspace (list_directory shows links as [LINK]); one leading out is refused.",
+    description:
+      "Size, type, permissions and times of a file or directory. A symlink is followed to what it names inside the workspace (list_directory shows links as [LINK]); one leading out is refused.",
     inputSchema: { path: pathField },
     annotations: { readOnlyHint: true },
     handler: async ({ path: target }) => {
@@ -201,14 +224,25 @@ export function registerReadTools(registry: ToolRegistry, access: AccessControl)
       }
       const info = {
         path: resolved.relative || ".",
-        type: stats.isDirectory() ? "directory" : stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : "other",
+        type: stats.isDirectory()
+          ? "directory"
+          : stats.isSymbolicLink()
+            ? "symlink"
+            : stats.isFile()
+              ? "file"
+              : "other",
         size: stats.size,
         permissions: (stats.mode & 0o7777).toString(8).padStart(4, "0"),
         created: stats.birthtime.toISOString(),
         modified: stats.mtime.toISOString(),
         accessed: stats.atime.toISOString(),
       };
-      return textResult(Object.entries(info).map(([key, value]) => `${key}: ${value}`).join("\n"), info);
+      return textResult(
+        Object.entries(info)
+          .map(([key, value]) => `${key}: ${value}`)
+          .join("\n"),
+        info,
+      );
     },
   });
 }

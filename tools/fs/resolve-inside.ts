@@ -79,7 +79,10 @@ export async function resolveInside(root: string, requested: string): Promise<Re
     if (path.isAbsolute(target)) {
       const inside = relativeIfInside(realRoot, target) ?? relativeIfInside(root, target);
       if (inside === undefined) {
-        throw new PathRefusedError(requested, `"${path.relative(realRoot, next)}" is a symbolic link to "${target}", outside the workspace`);
+        throw new PathRefusedError(
+          requested,
+          `"${path.relative(realRoot, next)}" is a symbolic link to "${target}", outside the workspace`,
+        );
       }
       current = realRoot;
       pending.unshift(...splitComponents(inside));
@@ -95,7 +98,10 @@ function toRootRelative(root: string, realRoot: string, requested: string): stri
   if (!path.isAbsolute(requested)) return requested;
   const inside = relativeIfInside(root, requested) ?? relativeIfInside(realRoot, requested);
   if (inside === undefined) {
-    throw new PathRefusedError(requested, `absolute paths must be inside ${root}; use a path relative to the workspace instead`);
+    throw new PathRefusedError(
+      requested,
+      `absolute paths must be inside ${root}; use a path relative to the workspace instead`,
+    );
   }
   return inside;
 }

@@ -51,7 +51,8 @@ export function unifiedDiff(relative: string, before: string, after: string): st
 export function registerWriteTools(registry: ToolRegistry, access: AccessControl): void {
   registry.register({
     name: "write_file",
-    description: "Create a file or overwrite it completely (parent directories are created; the write is atomic). Prefer edit_file or code_edit for changes.",
+    description:
+      "Create a file or overwrite it completely (parent directories are created; the write is atomic). Prefer edit_file or code_edit for changes.",
     inputSchema: { path: pathField, content: z.string().describe("The complete new content of the file") },
     annotations: { destructiveHint: true, idempotentHint: true },
     handler: async ({ path: target, content }) => {
@@ -105,19 +106,28 @@ export function registerWriteTools(registry: ToolRegistry, access: AccessControl
   registry.register({
     name: "move_file",
     description: "Move or rename a file or directory. Fails if the destination exists.",
-    inputSchema: { source: pathField.describe("Path to move"), destination: pathField.describe("New path; must not exist") },
+    inputSchema: {
+      source: pathField.describe("Path to move"),
+      destination: pathField.describe("New path; must not exist"),
+    },
     annotations: { destructiveHint: true },
     handler: async ({ source, destination }) => {
       const from = await access.resolve(source, "write");
       const to = await access.resolve(destination, "write");
       if (!from.exists) throw new ToolInputError(`Source "${source}" does not exist.`);
-      if (to.exists) throw new ToolInputError(`Destination "${destination}" already exists; choose another name or remove it first.`);
+      if (to.exists)
+        throw new ToolInputError(
+          `Destination "${destination}" already exists; choose another name or remove it first.`,
+        );
       if (from.relative === "") throw new ToolInputError("The workspace root cannot be moved.");
       const fromParent = await openDirectoryBeneath(from.root, path.posix.dirname(beneathRoot(from)));
       try {
         const toParent = await openDirectoryBeneath(to.root, path.posix.dirname(beneathRoot(to)), { create: true });
         try {
-          await rename(inside(fromParent, path.posix.basename(from.absolute)), inside(toParent, path.posix.basename(to.absolute)));
+          await rename(
+            inside(fromParent, path.posix.basename(from.absolute)),
+            inside(toParent, path.posix.basename(to.absolute)),
+          );
         } finally {
           await toParent.close();
         }

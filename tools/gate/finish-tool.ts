@@ -26,17 +26,30 @@ export function registerFinishTool(registry: ToolRegistry, root: string, gate: G
           return { ...textResult(`Task finished: ${summary}`, { finished: true, summary }), ...meta() };
         case "failed":
           gate.state = decision.state;
-          return { ...errorResult(`Task failed: ${decision.reason}`, { finished: false, failed: true, reason: decision.reason }), ...meta() };
+          return {
+            ...errorResult(`Task failed: ${decision.reason}`, {
+              finished: false,
+              failed: true,
+              reason: decision.reason,
+            }),
+            ...meta(),
+          };
         case "refused": {
           if (decision.reason === "already_ended") {
             const task = gate.state.task;
-            const why = task?.status === "failed" ? `it failed: ${task.reason ?? "no reason recorded"}` : `it finished: ${task?.summary ?? "no summary recorded"}`;
-            return errorResult(`The task already ended at ${task?.at ?? "an earlier time"}; ${why}. Nothing more to finish in this task.`, {
-              finished: false,
-              refused: true,
-              reason: "already_ended",
-              task,
-            });
+            const why =
+              task?.status === "failed"
+                ? `it failed: ${task.reason ?? "no reason recorded"}`
+                : `it finished: ${task?.summary ?? "no summary recorded"}`;
+            return errorResult(
+              `The task already ended at ${task?.at ?? "an earlier time"}; ${why}. Nothing more to finish in this task.`,
+              {
+                finished: false,
+                refused: true,
+                reason: "already_ended",
+                task,
+              },
+            );
           }
           const changed = await changedFiles(root, gate.state.validatedTree);
           const why =

@@ -23,7 +23,8 @@ export function runGit(root: string, args: readonly string[], signal?: AbortSign
 
 /** Refuses a ref, revision or name that git could read as an option. */
 export function assertNotOption(value: string, field: string): string {
-  if (value.startsWith("-")) throw new ToolInputError(`${field} must be a name or revision, not an option; received "${value}".`);
+  if (value.startsWith("-"))
+    throw new ToolInputError(`${field} must be a name or revision, not an option; received "${value}".`);
   if (/[\0\n]/.test(value)) throw new ToolInputError(`${field} must not contain NUL or newline characters.`);
   return value;
 }
@@ -61,7 +62,8 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
 
   registry.register({
     name: "git_diff",
-    description: "Changes as a unified diff: unstaged by default, staged with staged=true, or between the working tree and a target commit/branch.",
+    description:
+      "Changes as a unified diff: unstaged by default, staged with staged=true, or between the working tree and a target commit/branch.",
     inputSchema: {
       staged: z.boolean().optional().describe("Show staged changes (git diff --cached)"),
       target: refField("Commit, branch or tag to diff against").optional(),
@@ -81,7 +83,9 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
   registry.register({
     name: "git_add",
     description: "Stage files for the next commit.",
-    inputSchema: { files: z.array(z.string().min(1)).min(1).describe('Paths relative to /workspace; "." stages everything') },
+    inputSchema: {
+      files: z.array(z.string().min(1)).min(1).describe('Paths relative to /workspace; "." stages everything'),
+    },
     annotations: { destructiveHint: false, idempotentHint: true },
     handler: async ({ files }, { signal }) => {
       const specs = await toPathspecs(root, files);
@@ -98,7 +102,9 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
     handler: async ({ files }, { signal }) => {
       const specs = files === undefined ? [] : await toPathspecs(root, files);
       const run = await runGit(root, ["reset", "--quiet", "--", ...specs], signal);
-      return run.exitCode === 0 ? textResult(`Unstaged ${specs.length === 0 ? "everything" : specs.join(", ")}`) : failure("reset", run);
+      return run.exitCode === 0
+        ? textResult(`Unstaged ${specs.length === 0 ? "everything" : specs.join(", ")}`)
+        : failure("reset", run);
     },
   });
 
@@ -125,7 +131,11 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
     description: "Recent commits on the current branch, newest first, optionally within a date range.",
     inputSchema: {
       maxCount: z.number().int().min(1).max(1000).optional().describe("Number of commits (default 10)"),
-      since: z.string().max(100).optional().describe('Only commits after this date, e.g. "2 weeks ago" or "2024-01-31"'),
+      since: z
+        .string()
+        .max(100)
+        .optional()
+        .describe('Only commits after this date, e.g. "2 weeks ago" or "2024-01-31"'),
       until: z.string().max(100).optional().describe("Only commits before this date"),
     },
     annotations: { readOnlyHint: true },
@@ -144,14 +154,27 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
     inputSchema: { revision: refField("Commit, tag or rev:path to show") },
     annotations: { readOnlyHint: true },
     handler: async ({ revision }, { signal }) => {
-      const run = await runGit(root, ["show", "--no-ext-diff", "--no-color", "--stat", "--patch", "--end-of-options", assertNotOption(revision, "revision")], signal);
+      const run = await runGit(
+        root,
+        [
+          "show",
+          "--no-ext-diff",
+          "--no-color",
+          "--stat",
+          "--patch",
+          "--end-of-options",
+          assertNotOption(revision, "revision"),
+        ],
+        signal,
+      );
       return run.exitCode === 0 ? output(run, "(empty)") : failure("show", run);
     },
   });
 
   registry.register({
     name: "git_branch",
-    description: "List branches: local (default), remote or all; optionally only those that contain (or do not contain) a commit.",
+    description:
+      "List branches: local (default), remote or all; optionally only those that contain (or do not contain) a commit.",
     inputSchema: {
       branchType: z.enum(["local", "remote", "all"]).optional().describe("Which branches to list"),
       contains: refField("Only branches containing this commit").optional(),
@@ -172,14 +195,19 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
   registry.register({
     name: "git_create_branch",
     description: "Create a branch (from the current commit, or from baseBranch). Does not switch to it.",
-    inputSchema: { branchName: refField("Name of the new branch"), baseBranch: refField("Start point (default: HEAD)").optional() },
+    inputSchema: {
+      branchName: refField("Name of the new branch"),
+      baseBranch: refField("Start point (default: HEAD)").optional(),
+    },
     annotations: { destructiveHint: false },
     handler: async ({ branchName, baseBranch }, { signal }) => {
       const name = await checkBranchName(root, branchName, signal);
       const args = ["branch", "--", name];
       if (baseBranch !== undefined) args.push(assertNotOption(baseBranch, "baseBranch"));
       const run = await runGit(root, args, signal);
-      return run.exitCode === 0 ? textResult(`Created branch ${name}${baseBranch ? ` from ${baseBranch}` : ""}`) : failure("branch", run);
+      return run.exitCode === 0
+        ? textResult(`Created branch ${name}${baseBranch ? ` from ${baseBranch}` : ""}`)
+        : failure("branch", run);
     },
   });
 
@@ -197,7 +225,8 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
 
   registry.register({
     name: "git_stash",
-    description: "Stash work in progress: push (with an optional message, untracked files included), pop, apply, list or drop.",
+    description:
+      "Stash work in progress: push (with an optional message, untracked files included), pop, apply, list or drop.",
     inputSchema: {
       action: z.enum(["push", "pop", "apply", "list", "drop"]).describe("What to do"),
       message: z.string().max(500).optional().describe("push: a description of the stash"),
@@ -211,7 +240,9 @@ export function registerGitTools(registry: ToolRegistry, root: string): void {
         if (message !== undefined) args.push("--message", message);
       } else if (action !== "list") args.push(`stash@{${index ?? 0}}`);
       const run = await runGit(root, args, signal);
-      return run.exitCode === 0 ? output(run, action === "list" ? "(no stashes)" : `git stash ${action} done`) : failure(`stash ${action}`, run);
+      return run.exitCode === 0
+        ? output(run, action === "list" ? "(no stashes)" : `git stash ${action} done`)
+        : failure(`stash ${action}`, run);
     },
   });
 }

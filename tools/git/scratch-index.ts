@@ -18,7 +18,10 @@ export async function withScratchIndex<T>(root: string, work: (git: ScratchGit) 
   const git: ScratchGit = (args, maxOutputBytes = 1024 * 1024) =>
     runProcess({ command: ["git", ...args], cwd: root, env, timeoutMs: SCRATCH_TIMEOUT_MS, maxOutputBytes });
   try {
-    for (const step of [["read-tree", "HEAD"], ["add", "--all", "--", "."]]) {
+    for (const step of [
+      ["read-tree", "HEAD"],
+      ["add", "--all", "--", "."],
+    ]) {
       const run = await git(step);
       if (run.exitCode !== 0) throw new Error(`git ${step[0]} failed: ${run.stderr.trim()}`);
     }

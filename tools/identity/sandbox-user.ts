@@ -17,7 +17,9 @@ export function parseSandboxUser(value: string | undefined): { uid: number; gid:
   const uid = Number(match?.[1]);
   const gid = Number(match?.[2]);
   if (match === null || uid >= 2 ** 32 - 1 || gid >= 2 ** 32 - 1) {
-    throw new Error(`${SANDBOX_USER_VAR} must be "uid:gid" with ids other than 0; got ${JSON.stringify(value ?? null)}. The control plane sets it on every workcell container; recreate the worker's container (POST /v1/workers/:id/stop, then /start).`);
+    throw new Error(
+      `${SANDBOX_USER_VAR} must be "uid:gid" with ids other than 0; got ${JSON.stringify(value ?? null)}. The control plane sets it on every workcell container; recreate the worker's container (POST /v1/workers/:id/stop, then /start).`,
+    );
   }
   return { uid, gid };
 }
@@ -34,7 +36,9 @@ export function assumeSandboxUser(env: Readonly<Record<string, string | undefine
   process.setegid?.(gid);
   process.seteuid?.(uid);
   if (process.geteuid?.() !== uid || process.getegid?.() !== gid || process.getuid?.() !== 0) {
-    throw new Error(`Switching to the sandbox user ${uid}:${gid} did not take (effective ${process.geteuid?.()}:${process.getegid?.()}).`);
+    throw new Error(
+      `Switching to the sandbox user ${uid}:${gid} did not take (effective ${process.geteuid?.()}:${process.getegid?.()}).`,
+    );
   }
 }
 

@@ -19,7 +19,49 @@ export class PermissionDeniedError extends Error {
 }
 
 // Shell builtins start no program; checking them would only get in the way.
-const BUILTINS = new Set(["cd", "echo", "exit", "true", "false", "test", "[", "export", "set", "unset", "read", "wait", "printf", "pwd", "shift", "return", "break", "continue", "local", "declare", "readonly", "type", "hash", ":", "umask", "ulimit", "let", "alias", "unalias", "getopts", "times", "trap", "jobs", "fg", "bg", "disown", "kill", "shopt", "pushd", "popd", "dirs"]);
+const BUILTINS = new Set([
+  "cd",
+  "echo",
+  "exit",
+  "true",
+  "false",
+  "test",
+  "[",
+  "export",
+  "set",
+  "unset",
+  "read",
+  "wait",
+  "printf",
+  "pwd",
+  "shift",
+  "return",
+  "break",
+  "continue",
+  "local",
+  "declare",
+  "readonly",
+  "type",
+  "hash",
+  ":",
+  "umask",
+  "ulimit",
+  "let",
+  "alias",
+  "unalias",
+  "getopts",
+  "times",
+  "trap",
+  "jobs",
+  "fg",
+  "bg",
+  "disown",
+  "kill",
+  "shopt",
+  "pushd",
+  "popd",
+  "dirs",
+]);
 
 /**
  * The worker's policy as the tools apply it: file paths (confinement, grants, denies),
@@ -66,7 +108,9 @@ export class AccessControl {
       }
       resolved = { ...resolved, relative: resolved.absolute };
     }
-    const denied = policy.deny.read.some((deny) => isInside(resolved.absolute, deny)) || (access === "write" && policy.deny.write.some((deny) => isInside(resolved.absolute, deny)));
+    const denied =
+      policy.deny.read.some((deny) => isInside(resolved.absolute, deny)) ||
+      (access === "write" && policy.deny.write.some((deny) => isInside(resolved.absolute, deny)));
     if (denied) await this.refuse(access, resolved.absolute, true);
     return resolved;
   }
@@ -95,7 +139,8 @@ export class AccessControl {
   private async refuse(kind: PermissionKind, target: string, explicitlyDenied: boolean): Promise<void> {
     const policy = this.policy();
     if (policy.mode === "audit") {
-      if (!this.audit.some((entry) => entry.kind === kind && entry.target === target)) this.audit.push({ kind, target });
+      if (!this.audit.some((entry) => entry.kind === kind && entry.target === target))
+        this.audit.push({ kind, target });
       return;
     }
     if (policy.prompt && !explicitlyDenied && this.approve !== undefined) {

@@ -17,10 +17,20 @@ export function commandWords(command: string): string[][] {
   const result: string[][] = [];
   for (const words of simpleCommands(command)) {
     let index = 0;
-    while (index < words.length && (KEYWORDS.has(words[index] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index] as string))) index += 1;
+    while (
+      index < words.length &&
+      (KEYWORDS.has(words[index] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index] as string))
+    )
+      index += 1;
     while (index < words.length && WRAPPERS.has(words[index] as string)) {
       index += 1;
-      while (index < words.length && ((words[index] as string).startsWith("-") || /^\d+[smhd]?$/.test(words[index] as string) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index] as string))) index += 1;
+      while (
+        index < words.length &&
+        ((words[index] as string).startsWith("-") ||
+          /^\d+[smhd]?$/.test(words[index] as string) ||
+          /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[index] as string))
+      )
+        index += 1;
     }
     const program = words[index];
     if (program !== undefined && !KEYWORDS.has(program)) result.push(words.slice(index));
@@ -29,7 +39,29 @@ export function commandWords(command: string): string[][] {
 }
 
 const WRAPPERS = new Set(["env", "exec", "command", "time", "nice", "nohup", "timeout", "xargs", "sudo", "builtin"]);
-const KEYWORDS = new Set(["if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac", "in", "function", "{", "}", "(", ")", "!", "[[", "]]"]);
+const KEYWORDS = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "for",
+  "while",
+  "until",
+  "do",
+  "done",
+  "case",
+  "esac",
+  "in",
+  "function",
+  "{",
+  "}",
+  "(",
+  ")",
+  "!",
+  "[[",
+  "]]",
+]);
 
 function simpleCommands(command: string): string[][] {
   const commands: string[][] = [[]];
@@ -73,7 +105,7 @@ function simpleCommands(command: string): string[][] {
         inWord = false;
       }
       push();
-      while (/[<>&|]/.test(command[i + 1] ?? "") ) i += 1;
+      while (/[<>&|]/.test(command[i + 1] ?? "")) i += 1;
       if (/\d/.test(command[i + 1] ?? "") && command[i] === "&") {
         while (/\d/.test(command[i + 1] ?? "")) i += 1;
       } else redirectTarget = true;

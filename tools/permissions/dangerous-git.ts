@@ -9,21 +9,36 @@ import { commandWords } from "./command-programs.js";
 export function dangerousGitArgs(args: readonly string[]): string | undefined {
   // Skip global options such as -C dir or -c key=value.
   let index = 0;
-  while (index < args.length && (args[index] as string).startsWith("-")) index += ["-C", "-c", "--git-dir", "--work-tree"].includes(args[index] as string) ? 2 : 1;
+  while (index < args.length && (args[index] as string).startsWith("-"))
+    index += ["-C", "-c", "--git-dir", "--work-tree"].includes(args[index] as string) ? 2 : 1;
   const sub = args[index];
   const rest = args.slice(index + 1);
-  const has = (...flags: string[]) => rest.some((arg) => flags.includes(arg) || flags.some((flag) => flag.length === 2 && /^-[a-zA-Z]+$/.test(arg) && arg.includes(flag[1] as string)));
+  const has = (...flags: string[]) =>
+    rest.some(
+      (arg) =>
+        flags.includes(arg) ||
+        flags.some((flag) => flag.length === 2 && /^-[a-zA-Z]+$/.test(arg) && arg.includes(flag[1] as string)),
+    );
   switch (sub) {
     case "reset":
       return has("--hard", "--merge", "--keep") ? "git reset --hard discards uncommitted changes" : undefined;
     case "clean":
       return has("-f", "--force") ? "git clean -f deletes untracked files" : undefined;
     case "branch":
-      return has("-d", "-D", "--delete") ? "git branch -d/-D deletes a branch" : has("-f", "--force", "-M", "-C") ? "git branch --force moves or overwrites a branch" : undefined;
+      return has("-d", "-D", "--delete")
+        ? "git branch -d/-D deletes a branch"
+        : has("-f", "--force", "-M", "-C")
+          ? "git branch --force moves or overwrites a branch"
+          : undefined;
     case "checkout":
-      return rest.includes("--") || rest.includes(".") || has("-f", "--force") ? "git checkout of paths discards their changes" : undefined;
+      return rest.includes("--") || rest.includes(".") || has("-f", "--force")
+        ? "git checkout of paths discards their changes"
+        : undefined;
     case "restore":
-      return rest.some((arg) => arg === "--staged" || arg === "-S") && !rest.some((arg) => arg === "--worktree" || arg === "-W") ? undefined : "git restore discards working-tree changes";
+      return rest.some((arg) => arg === "--staged" || arg === "-S") &&
+        !rest.some((arg) => arg === "--worktree" || arg === "-W")
+        ? undefined
+        : "git restore discards working-tree changes";
     case "switch":
       return has("-f", "--force", "--discard-changes") ? "git switch --discard-changes discards changes" : undefined;
     case "rebase":
@@ -35,7 +50,9 @@ export function dangerousGitArgs(args: readonly string[]): string | undefined {
     case "update-ref":
       return has("-d") ? "git update-ref -d deletes a ref" : undefined;
     case "reflog":
-      return rest[0] === "expire" || rest[0] === "delete" ? "git reflog expire/delete drops recovery points" : undefined;
+      return rest[0] === "expire" || rest[0] === "delete"
+        ? "git reflog expire/delete drops recovery points"
+        : undefined;
     case "filter-branch":
     case "filter-repo":
       return "rewriting history";

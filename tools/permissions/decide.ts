@@ -5,7 +5,12 @@ import { isInside, type PermissionKind, type PolicyFile } from "../../contract/p
 /** What permissions_query answers, as Deno.permissions.query does. */
 export type PermissionState = "granted" | "denied" | "prompt";
 
-function pathGranted(policy: PolicyFile, target: string, kind: "read" | "write", workspace: string): "granted" | "denied" | "not-granted" {
+function pathGranted(
+  policy: PolicyFile,
+  target: string,
+  kind: "read" | "write",
+  workspace: string,
+): "granted" | "denied" | "not-granted" {
   if (policy.deny.read.some((deny) => isInside(target, deny))) return "denied";
   if (kind === "write" && policy.deny.write.some((deny) => isInside(target, deny))) return "denied";
   if (isInside(target, workspace)) return "granted";
@@ -16,7 +21,10 @@ function pathGranted(policy: PolicyFile, target: string, kind: "read" | "write",
 
 function programGranted(policy: PolicyFile, program: string): "granted" | "denied" | "not-granted" {
   const base = path.posix.basename(program);
-  const matches = (entry: string) => entry === program || entry === base || (entry.startsWith("/") && path.posix.basename(entry) === base && !program.includes("/"));
+  const matches = (entry: string) =>
+    entry === program ||
+    entry === base ||
+    (entry.startsWith("/") && path.posix.basename(entry) === base && !program.includes("/"));
   if (policy.deny.run.some(matches)) return "denied";
   if (policy.run === true || policy.run.some(matches)) return "granted";
   return "not-granted";
@@ -37,7 +45,12 @@ function netGranted(policy: PolicyFile, target: string): "granted" | "denied" | 
  * The decision for one access, as enforce mode sees it: granted, explicitly denied, or not
  * granted (which becomes "prompt" when the policy asks a human). Pure.
  */
-export function queryPermission(policy: PolicyFile, kind: PermissionKind, target: string, workspace: string): PermissionState {
+export function queryPermission(
+  policy: PolicyFile,
+  kind: PermissionKind,
+  target: string,
+  workspace: string,
+): PermissionState {
   const raw =
     kind === "read" || kind === "write"
       ? pathGranted(policy, path.posix.resolve(workspace, target), kind, workspace)

@@ -1,7 +1,20 @@
 /** What project_info answers. */
 export interface ProjectInfo {
   language: "typescript" | "javascript" | "python" | "java" | "kotlin" | "go" | "rust" | "csharp" | "unknown";
-  buildSystem: "npm" | "pnpm" | "yarn" | "gradle" | "maven" | "pip" | "poetry" | "uv" | "pdm" | "go" | "cargo" | "dotnet" | "unknown";
+  buildSystem:
+    | "npm"
+    | "pnpm"
+    | "yarn"
+    | "gradle"
+    | "maven"
+    | "pip"
+    | "poetry"
+    | "uv"
+    | "pdm"
+    | "go"
+    | "cargo"
+    | "dotnet"
+    | "unknown";
   buildCommand: string | null;
   testCommand: string | null;
   sourceRoots: string[];
@@ -28,7 +41,12 @@ const NPM_DEFAULT_TEST = /no test specified/;
 export function detectProject(files: ProjectFiles): ProjectInfo {
   const roots = (...candidates: string[]) => candidates.filter((candidate) => files.has(candidate));
 
-  if (files.has("build.gradle.kts") || files.has("build.gradle") || files.has("settings.gradle.kts") || files.has("settings.gradle")) {
+  if (
+    files.has("build.gradle.kts") ||
+    files.has("build.gradle") ||
+    files.has("settings.gradle.kts") ||
+    files.has("settings.gradle")
+  ) {
     const gradle = files.has("gradlew") ? "./gradlew" : "gradle";
     const kotlin = files.has("src/main/kotlin");
     return {
@@ -49,36 +67,77 @@ export function detectProject(files: ProjectFiles): ProjectInfo {
     };
   }
   if (files.has("Cargo.toml")) {
-    return { language: "rust", buildSystem: "cargo", buildCommand: "cargo build", testCommand: "cargo test", sourceRoots: roots("src", "tests", "benches", "examples") };
+    return {
+      language: "rust",
+      buildSystem: "cargo",
+      buildCommand: "cargo build",
+      testCommand: "cargo test",
+      sourceRoots: roots("src", "tests", "benches", "examples"),
+    };
   }
   if (files.has("go.mod")) {
-    return { language: "go", buildSystem: "go", buildCommand: "go build ./...", testCommand: "go test ./...", sourceRoots: roots("cmd", "internal", "pkg").concat(".") };
+    return {
+      language: "go",
+      buildSystem: "go",
+      buildCommand: "go build ./...",
+      testCommand: "go test ./...",
+      sourceRoots: roots("cmd", "internal", "pkg").concat("."),
+    };
   }
   const dotnet = files.topLevel.find((name) => /\.(sln|csproj|fsproj)$/.test(name));
   if (dotnet !== undefined) {
-    return { language: "csharp", buildSystem: "dotnet", buildCommand: "dotnet build", testCommand: "dotnet test", sourceRoots: roots("src", "tests", "test") };
+    return {
+      language: "csharp",
+      buildSystem: "dotnet",
+      buildCommand: "dotnet build",
+      testCommand: "dotnet test",
+      sourceRoots: roots("src", "tests", "test"),
+    };
   }
   const packageJson = files.read("package.json");
   if (packageJson !== undefined) return detectNode(files, packageJson, roots);
   const pytestFiles = files.topLevel.some((name) => PYTEST_FILE.test(name));
-  if (files.has("pyproject.toml") || files.has("requirements.txt") || files.has("setup.py") || files.has("setup.cfg") || pytestFiles) return detectPython(files, roots);
+  if (
+    files.has("pyproject.toml") ||
+    files.has("requirements.txt") ||
+    files.has("setup.py") ||
+    files.has("setup.cfg") ||
+    pytestFiles
+  )
+    return detectPython(files, roots);
   return { language: "unknown", buildSystem: "unknown", buildCommand: null, testCommand: null, sourceRoots: [] };
 }
 
-function detectNode(files: ProjectFiles, packageJson: string, roots: (...candidates: string[]) => string[]): ProjectInfo {
-  let manifest: { scripts?: Record<string, string>; dependencies?: Record<string, string>; devDependencies?: Record<string, string> } = {};
+function detectNode(
+  files: ProjectFiles,
+  packageJson: string,
+  roots: (...candidates: string[]) => string[],
+): ProjectInfo {
+  let manifest: {
+    scripts?: Record<string, string>;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  } = {};
   try {
     manifest = JSON.parse(packageJson) as typeof manifest;
   } catch {
     // A broken package.json still says "this is a Node project".
   }
   const buildSystem = files.has("pnpm-lock.yaml") ? "pnpm" : files.has("yarn.lock") ? "yarn" : "npm";
-  const typescript = files.has("tsconfig.json") || "typescript" in { ...manifest.dependencies, ...manifest.devDependencies };
+  const typescript =
+    files.has("tsconfig.json") || "typescript" in { ...manifest.dependencies, ...manifest.devDependencies };
   const scripts = manifest.scripts ?? {};
   const run = (script: string) => (buildSystem === "npm" ? `npm run ${script}` : `${buildSystem} ${script}`);
   const buildCommand = scripts.build !== undefined ? run("build") : typescript ? "tsc --noEmit" : null;
-  const testCommand = scripts.test !== undefined && !NPM_DEFAULT_TEST.test(scripts.test) ? `${buildSystem} test` : "node --test";
-  return { language: typescript ? "typescript" : "javascript", buildSystem, buildCommand, testCommand, sourceRoots: roots("src", "lib", "test", "tests", "app") };
+  const testCommand =
+    scripts.test !== undefined && !NPM_DEFAULT_TEST.test(scripts.test) ? `${buildSystem} test` : "node --test";
+  return {
+    language: typescript ? "typescript" : "javascript",
+    buildSystem,
+    buildCommand,
+    testCommand,
+    sourceRoots: roots("src", "lib", "test", "tests", "app"),
+  };
 }
 
 /**
@@ -89,7 +148,13 @@ function detectNode(files: ProjectFiles, packageJson: string, roots: (...candida
 function detectPython(files: ProjectFiles, roots: (...candidates: string[]) => string[]): ProjectInfo {
   const pyproject = files.read("pyproject.toml") ?? "";
   const buildSystem: ProjectInfo["buildSystem"] =
-    /\[tool\.poetry\]/.test(pyproject) || files.has("poetry.lock") ? "poetry" : files.has("uv.lock") || /\[tool\.uv\]/.test(pyproject) ? "uv" : files.has("pdm.lock") || /\[tool\.pdm\]/.test(pyproject) ? "pdm" : "pip";
+    /\[tool\.poetry\]/.test(pyproject) || files.has("poetry.lock")
+      ? "poetry"
+      : files.has("uv.lock") || /\[tool\.uv\]/.test(pyproject)
+        ? "uv"
+        : files.has("pdm.lock") || /\[tool\.pdm\]/.test(pyproject)
+          ? "pdm"
+          : "pip";
   const srcLayout = files.has("src") && !files.has("src/__init__.py");
   const plain = `${srcLayout ? "PYTHONPATH=src " : ""}python3 -m pytest`;
   const runnerMissing = buildSystem !== "pip" && files.hasProgram?.(buildSystem) === false;
@@ -100,6 +165,10 @@ function detectPython(files: ProjectFiles, roots: (...candidates: string[]) => s
     buildCommand: "python3 -m compileall -q .",
     testCommand,
     sourceRoots: roots("src", "tests", "test").concat(files.has("src") ? [] : ["."]),
-    ...(runnerMissing ? { note: `${buildSystem} is not in the sandbox image, so tests run with its python3 (${plain}); extend the image to use ${buildSystem} (see the README).` } : {}),
+    ...(runnerMissing
+      ? {
+          note: `${buildSystem} is not in the sandbox image, so tests run with its python3 (${plain}); extend the image to use ${buildSystem} (see the README).`,
+        }
+      : {}),
   };
 }

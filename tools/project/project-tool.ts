@@ -42,7 +42,8 @@ function safeReaddir(dir: string): string[] {
 export function registerProjectTool(registry: ToolRegistry, root: string): void {
   registry.register({
     name: "project_info",
-    description: "Detect the project's language, build system, build and test commands and source roots from the files present.",
+    description:
+      "Detect the project's language, build system, build and test commands and source roots from the files present.",
     inputSchema: {},
     annotations: { readOnlyHint: true },
     handler: async () => {

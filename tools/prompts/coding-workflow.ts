@@ -32,7 +32,8 @@ export function registerCodingPrompt(server: McpServer, root: string): void {
   server.registerPrompt(
     "coding_workflow",
     {
-      description: "System prompt for a coding agent in this workspace: the detected project and the plan → edit → validate → test → finish workflow.",
+      description:
+        "System prompt for a coding agent in this workspace: the detected project and the plan → edit → validate → test → finish workflow.",
       argsSchema: { task: z.string().optional().describe("The task to include in the prompt") },
     },
     async ({ task }) => ({

@@ -22,7 +22,10 @@ export function checkGherkin(text: string): GherkinProblem[] {
   let docString = false;
   const closeScenario = (line: number) => {
     if ((section === "scenario" || section === "outline" || section === "background") && steps === 0) {
-      problems.push({ line: sectionLine, message: `the ${section === "background" ? "Background" : "Scenario"} starting here has no steps` });
+      problems.push({
+        line: sectionLine,
+        message: `the ${section === "background" ? "Background" : "Scenario"} starting here has no steps`,
+      });
     }
     void line;
   };
@@ -47,11 +50,13 @@ export function checkGherkin(text: string): GherkinProblem[] {
       else if (keyword === "Background") section = "background";
       else if (keyword.startsWith("Scenario Outline") || keyword === "Scenario Template") section = "outline";
       else if (keyword === "Examples" || keyword === "Scenarios") {
-        if (section !== "outline" && section !== "examples") problems.push({ line: number, message: "Examples must follow a Scenario Outline" });
+        if (section !== "outline" && section !== "examples")
+          problems.push({ line: number, message: "Examples must follow a Scenario Outline" });
         section = "examples";
         steps = 1;
       } else section = "scenario";
-      if (features === 0 && keyword !== "Feature") problems.push({ line: number, message: `${keyword} before any Feature` });
+      if (features === 0 && keyword !== "Feature")
+        problems.push({ line: number, message: `${keyword} before any Feature` });
       return;
     }
     if (STEP.test(line)) {

@@ -53,7 +53,10 @@ export function renderRipgrepJson(jsonLines: string, maxMatches: number, withCon
 }
 
 /** Sorts and caps a file list; paths are compared as plain strings for a stable order. */
-export function capFileList(files: readonly string[], maxFiles: number): { files: string[]; capped: boolean; total: number } {
+export function capFileList(
+  files: readonly string[],
+  maxFiles: number,
+): { files: string[]; capped: boolean; total: number } {
   const sorted = [...files].filter((file) => file.length > 0).sort();
   return { files: sorted.slice(0, maxFiles), capped: sorted.length > maxFiles, total: sorted.length };
 }

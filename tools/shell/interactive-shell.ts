@@ -26,15 +26,26 @@ export const MAX_SHELL_LINE_CHARS = 64 * 1024;
 /** The checker's answer for one line, and the report the shell passes on. Pure but for the policy read. */
 export async function checkShellLine(access: AccessControl, line: string): Promise<ShellLineReport> {
   if (line.length > MAX_SHELL_LINE_CHARS) {
-    return { command: `${line.slice(0, 200)}…`, allowed: false, message: `workcell: a line of over ${MAX_SHELL_LINE_CHARS} characters cannot be checked; put it in a script file and run that.`, audit: [] };
+    return {
+      command: `${line.slice(0, 200)}…`,
+      allowed: false,
+      message: `workcell: a line of over ${MAX_SHELL_LINE_CHARS} characters cannot be checked; put it in a script file and run that.`,
+      audit: [],
+    };
   }
   try {
     await access.checkCommand(line);
     return { command: line, allowed: true, audit: access.drainAudit() };
   } catch (error) {
     access.drainAudit();
-    if (error instanceof PermissionDeniedError) return { command: line, allowed: false, message: error.message, audit: [] };
-    return { command: line, allowed: false, message: `workcell: the line could not be checked (${error instanceof Error ? error.message : String(error)}), so it did not run.`, audit: [] };
+    if (error instanceof PermissionDeniedError)
+      return { command: line, allowed: false, message: error.message, audit: [] };
+    return {
+      command: line,
+      allowed: false,
+      message: `workcell: the line could not be checked (${error instanceof Error ? error.message : String(error)}), so it did not run.`,
+      audit: [],
+    };
   }
 }
 
@@ -48,7 +59,9 @@ export async function serveShellChecks(input: Readable, output: Writable, access
     if (record === null) continue;
     const report = await checkShellLine(access, record.toString("utf8"));
     const encoded = Buffer.from(JSON.stringify(report)).toString("base64");
-    output.write(`${report.allowed ? "ok" : "no"}${FIELD}${(report.message ?? "").replace(/[\x1f\0]/g, " ")}${FIELD}${encoded}\0`);
+    output.write(
+      `${report.allowed ? "ok" : "no"}${FIELD}${(report.message ?? "").replace(/[\x1f\0]/g, " ")}${FIELD}${encoded}\0`,
+    );
   }
 }
 

@@ -81,9 +81,17 @@ export class ProcessManager {
 
   start(command: string, cwd: string, env?: Record<string, string>): ProcessInfo {
     const running = [...this.processes.values()].filter((managed) => managed.running).length;
-    if (running >= MAX_PROCESSES) throw new ToolInputError(`${running} background processes are running; kill_process one before starting another.`);
+    if (running >= MAX_PROCESSES)
+      throw new ToolInputError(
+        `${running} background processes are running; kill_process one before starting another.`,
+      );
     const bash = sandboxCommand("bash", ["-c", command]);
-    const child = spawn(bash.file, bash.args, { cwd, env: { ...process.env, ...env }, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(bash.file, bash.args, {
+      cwd,
+      env: { ...process.env, ...env },
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     const managed: ManagedProcess = {
       id: `p${this.nextId++}`,
       command,
@@ -111,7 +119,11 @@ export class ProcessManager {
     return describe(managed);
   }
 
-  read(id: string, cursor: number, maxBytes: number): ProcessInfo & { output: string; cursor: number; dropped: number } {
+  read(
+    id: string,
+    cursor: number,
+    maxBytes: number,
+  ): ProcessInfo & { output: string; cursor: number; dropped: number } {
     const managed = this.get(id);
     const { text, next, dropped } = managed.log.read(cursor, maxBytes);
     return { ...describe(managed), output: text, cursor: next, dropped };
@@ -119,7 +131,8 @@ export class ProcessManager {
 
   write(id: string, input: string, closeStdin: boolean): void {
     const managed = this.get(id);
-    if (!managed.running || managed.child.stdin === null || managed.child.stdin.destroyed) throw new ToolInputError(`Process ${id} is not running or its input is closed.`);
+    if (!managed.running || managed.child.stdin === null || managed.child.stdin.destroyed)
+      throw new ToolInputError(`Process ${id} is not running or its input is closed.`);
     managed.child.stdin.write(input);
     if (closeStdin) managed.child.stdin.end();
   }
@@ -136,7 +149,8 @@ export class ProcessManager {
 
   private get(id: string): ManagedProcess {
     const managed = this.processes.get(id);
-    if (managed === undefined) throw new ToolInputError(`No background process "${id}". list_processes shows the ones this session started.`);
+    if (managed === undefined)
+      throw new ToolInputError(`No background process "${id}". list_processes shows the ones this session started.`);
     return managed;
   }
 }

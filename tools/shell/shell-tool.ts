@@ -28,7 +28,10 @@ function reportProgress(context: ToolCallContext): () => void {
   const timer = setInterval(() => {
     const seconds = Math.round((Date.now() - started) / 1000);
     context
-      .sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: seconds, message: `running for ${seconds}s` } })
+      .sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: seconds, message: `running for ${seconds}s` },
+      })
       .catch(() => undefined);
   }, PROGRESS_INTERVAL_MS);
   return () => clearInterval(timer);
@@ -37,31 +40,36 @@ function reportProgress(context: ToolCallContext): () => void {
 /** Registers `shell`: a bash command inside the container, with timeout and capped output. */
 export function registerShellTool(registry: ToolRegistry, access: AccessControl, admit: Admit): void {
   registry.register({
-      name: "shell",
-      description:
-        "Run a bash command in the workspace (inside the sandbox). The whole process group is killed on timeout. Output is capped (default 10,000 characters per stream), keeping the beginning and the end around a marker that says how much was cut. For servers and watchers use start_process.",
-      inputSchema: {
-        command: z.string().min(1).describe("Command line for bash -c"),
-        cwd: z.string().optional().describe("Working directory relative to /workspace"),
-        timeoutMs: z
-          .number()
-          .int()
-          .min(1)
-          .max(MAX_SHELL_TIMEOUT_MS)
-          .optional()
-          .describe(`Timeout in milliseconds (default ${DEFAULT_SHELL_TIMEOUT_MS})`),
-        maxOutputChars: z
-          .number()
-          .int()
-          .min(100)
-          .max(MAX_SHELL_OUTPUT_CHARS)
-          .optional()
-          .describe(`Characters of each stream to return (default ${DEFAULT_SHELL_OUTPUT_CHARS})`),
-        heavy: z.boolean().optional().describe("A build, test suite or other CPU-heavy command: waits for a host-wide slot so light calls stay fast"),
-      },
-      outputSchema: { ...CommandOutcomeSchema.shape, oomKilled: z.boolean() },
-      annotations: { destructiveHint: true, openWorldHint: false },
-      handler: async ({ command, cwd, timeoutMs, maxOutputChars, heavy }, context) => {
+    name: "shell",
+    description:
+      "Run a bash command in the workspace (inside the sandbox). The whole process group is killed on timeout. Output is capped (default 10,000 characters per stream), keeping the beginning and the end around a marker that says how much was cut. For servers and watchers use start_process.",
+    inputSchema: {
+      command: z.string().min(1).describe("Command line for bash -c"),
+      cwd: z.string().optional().describe("Working directory relative to /workspace"),
+      timeoutMs: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_SHELL_TIMEOUT_MS)
+        .optional()
+        .describe(`Timeout in milliseconds (default ${DEFAULT_SHELL_TIMEOUT_MS})`),
+      maxOutputChars: z
+        .number()
+        .int()
+        .min(100)
+        .max(MAX_SHELL_OUTPUT_CHARS)
+        .optional()
+        .describe(`Characters of each stream to return (default ${DEFAULT_SHELL_OUTPUT_CHARS})`),
+      heavy: z
+        .boolean()
+        .optional()
+        .describe(
+          "A build, test suite or other CPU-heavy command: waits for a host-wide slot so light calls stay fast",
+        ),
+    },
+    outputSchema: { ...CommandOutcomeSchema.shape, oomKilled: z.boolean() },
+    annotations: { destructiveHint: true, openWorldHint: false },
+    handler: async ({ command, cwd, timeoutMs, maxOutputChars, heavy }, context) => {
       const directory = await access.resolve(cwd ?? ".", "read");
       await access.checkCommand(command);
       const release = heavy ? await admit("shell") : () => undefined;
@@ -79,7 +87,12 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl,
         release();
       });
       const oomAfter = readOomKills();
-      const oomKilled = oomBefore !== undefined && oomAfter !== undefined && oomAfter > oomBefore && run.signal === "SIGKILL" && !run.timedOut;
+      const oomKilled =
+        oomBefore !== undefined &&
+        oomAfter !== undefined &&
+        oomAfter > oomBefore &&
+        run.signal === "SIGKILL" &&
+        !run.timedOut;
       const stdout = capText(run.stdout, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);
       const stderr = capText(run.spawnError ?? run.stderr, maxOutputChars ?? DEFAULT_SHELL_OUTPUT_CHARS);
       const structured = {
@@ -96,7 +109,11 @@ export function registerShellTool(registry: ToolRegistry, access: AccessControl,
         : oomKilled
           ? "killed: the sandbox's memory limit was exceeded"
           : `exit code ${run.exitCode ?? `signal ${run.signal}`}`;
-      const text = [`[${status}]`, structured.stdout && `stdout:\n${structured.stdout}`, structured.stderr && `stderr:\n${structured.stderr}`]
+      const text = [
+        `[${status}]`,
+        structured.stdout && `stdout:\n${structured.stdout}`,
+        structured.stderr && `stderr:\n${structured.stderr}`,
+      ]
         .filter(Boolean)
         .join("\n");
       return textResult(text, structured);

@@ -6,7 +6,11 @@ import type { Readable } from "node:stream";
  * is yielded in their place, so one endless record cannot hold memory. Bytes after the last
  * separator are dropped at the end of the stream.
  */
-export async function* streamRecords(input: Readable, separator: number, maxBytes: number): AsyncGenerator<Buffer | null> {
+export async function* streamRecords(
+  input: Readable,
+  separator: number,
+  maxBytes: number,
+): AsyncGenerator<Buffer | null> {
   let pending: Buffer = Buffer.alloc(0);
   for await (const chunk of input) {
     pending = pending.length === 0 ? (chunk as Buffer) : Buffer.concat([pending, chunk as Buffer]);

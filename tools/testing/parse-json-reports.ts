@@ -23,7 +23,11 @@ export function parseJestJson(json: string): TestSummary {
     const assertions = file.assertionResults ?? [];
     if (assertions.length === 0 && file.status === "failed") {
       summary.failed += 1;
-      summary.failures.push({ testName: file.name ?? "(test file)", message: firstLine(file.message ?? "failed to run"), stackTrace: file.message ?? "" });
+      summary.failures.push({
+        testName: file.name ?? "(test file)",
+        message: firstLine(file.message ?? "failed to run"),
+        stackTrace: file.message ?? "",
+      });
     }
     for (const test of assertions) {
       if (test.status === "passed") summary.passed += 1;
@@ -71,7 +75,8 @@ export function parseGoTestJson(output: string): TestSummary {
       continue;
     }
     const key = `${event.Package}\u0000${event.Test}`;
-    if (event.Action === "output" && event.Output !== undefined) outputs.set(key, [...(outputs.get(key) ?? []), event.Output]);
+    if (event.Action === "output" && event.Output !== undefined)
+      outputs.set(key, [...(outputs.get(key) ?? []), event.Output]);
     if (event.Action === "pass" || event.Action === "fail" || event.Action === "skip") results.set(key, event.Action);
   }
   const names = [...results.keys()];
@@ -82,7 +87,9 @@ export function parseGoTestJson(output: string): TestSummary {
     if (action === "pass") summary.passed += 1;
     else if (action === "skip") summary.skipped += 1;
     else {
-      const text = (outputs.get(key) ?? []).filter((line) => !/^(=== RUN|--- FAIL|=== PAUSE|=== CONT)/.test(line)).join("");
+      const text = (outputs.get(key) ?? [])
+        .filter((line) => !/^(=== RUN|--- FAIL|=== PAUSE|=== CONT)/.test(line))
+        .join("");
       summary.failed += 1;
       summary.failures.push({ testName: test, message: firstLine(text) || "failed", stackTrace: text.trim() });
     }

@@ -43,14 +43,23 @@ export function parseJUnitXml(xml: string): TestSummary {
       const detail = decodeXml(failure[3] ?? "").trim();
       const where = locateInTrace(detail);
       if (failure[1] === "error" && (failureAttrs.message === "collection failure" || attrs.classname === "")) {
-        const raised = detail.split("\n").filter((line) => line.startsWith("E ")).at(-1)?.replace(/^E\s+/, "");
-        errors.push({ file: where?.file ?? null, line: where?.line ?? null, message: raised ?? (firstLine(detail) || "the module could not be collected"), stackTrace: detail });
+        const raised = detail
+          .split("\n")
+          .filter((line) => line.startsWith("E "))
+          .at(-1)
+          ?.replace(/^E\s+/, "");
+        errors.push({
+          file: where?.file ?? null,
+          line: where?.line ?? null,
+          message: raised ?? (firstLine(detail) || "the module could not be collected"),
+          stackTrace: detail,
+        });
         continue;
       }
       summary.failed += 1;
       summary.failures.push({
         testName: name,
-        message: failureAttrs.message?.trim() || firstLine(detail) || failure[1] as string,
+        message: failureAttrs.message?.trim() || firstLine(detail) || (failure[1] as string),
         stackTrace: detail,
         ...(where === undefined ? {} : { file: where.file, line: where.line }),
       });

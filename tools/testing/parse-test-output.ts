@@ -10,7 +10,8 @@ export function detectTextFormat(output: string): TextFormat {
   if (/^\{"(Time|Action)":/m.test(output)) return "go-json";
   if (/^TAP version \d+/m.test(output) || /^\s*(not )?ok \d+ - /m.test(output)) return "tap";
   if (/^test result: (ok|FAILED)\./m.test(output)) return "cargo";
-  if (/\d+ (passed|failed|skipped).* in [\d.]+s/.test(output) && /(^|\n)(={3,}|[.FsEx]+\s+\[)/.test(output)) return "pytest";
+  if (/\d+ (passed|failed|skipped).* in [\d.]+s/.test(output) && /(^|\n)(={3,}|[.FsEx]+\s+\[)/.test(output))
+    return "pytest";
   if (/^\s*Tests:?\s+.*\d+ (passed|failed|total)/m.test(output)) return "js-runner";
   return "unknown";
 }

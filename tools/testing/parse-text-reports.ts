@@ -26,10 +26,14 @@ export function parseTap(output: string): TestSummary {
     const isParent = hadChildren.get(indent) === true;
     hadChildren.set(indent, false);
     for (const depth of hadChildren.keys()) if (depth < indent) hadChildren.set(depth, true);
-    for (let depth = 0; depth < indent; depth += 1) if (!hadChildren.has(depth) && subtestNames.has(depth)) hadChildren.set(depth, true);
+    for (let depth = 0; depth < indent; depth += 1)
+      if (!hadChildren.has(depth) && subtestNames.has(depth)) hadChildren.set(depth, true);
     const yaml = readYamlBlock(lines, i + 1, indent + 2);
     if (isParent) continue;
-    const parents = [...subtestNames.entries()].filter(([depth]) => depth < indent).sort(([a], [b]) => a - b).map(([, name]) => name);
+    const parents = [...subtestNames.entries()]
+      .filter(([depth]) => depth < indent)
+      .sort(([a], [b]) => a - b)
+      .map(([, name]) => name);
     const name = [...parents, result[3] as string].join(" > ");
     if (result[4] !== undefined) summary.skipped += 1;
     else if (result[2]?.toLowerCase() === "ok") summary.passed += 1;
@@ -37,7 +41,10 @@ export function parseTap(output: string): TestSummary {
       summary.failed += 1;
       const error = yaml.error ?? "failed";
       // node:test puts an assertion's values in their own entries, not in the error's first line.
-      const values = yaml.expected !== undefined || yaml.actual !== undefined ? ` (expected ${yaml.expected ?? "?"}, actual ${yaml.actual ?? "?"})` : "";
+      const values =
+        yaml.expected !== undefined || yaml.actual !== undefined
+          ? ` (expected ${yaml.expected ?? "?"}, actual ${yaml.actual ?? "?"})`
+          : "";
       const location = /^(?:file:\/\/)?(.+):(\d+):\d+$/.exec(yaml.location ?? "");
       summary.failures.push({
         testName: name,
@@ -65,13 +72,20 @@ function readYamlBlock(lines: readonly string[], start: number, indent: number):
     const value = entry[3] as string;
     if (value === "|-" || value === "|" || value === ">-" || value === "") {
       const block: string[] = [];
-      while (i + 1 < lines.length && ((lines[i + 1] as string).startsWith(" ".repeat(indent + 2)) || (lines[i + 1] as string).trim() === "")) {
+      while (
+        i + 1 < lines.length &&
+        ((lines[i + 1] as string).startsWith(" ".repeat(indent + 2)) || (lines[i + 1] as string).trim() === "")
+      ) {
         i += 1;
-        if ((lines[i] as string).trim() === "..." ) break;
+        if ((lines[i] as string).trim() === "...") break;
         block.push((lines[i] as string).slice(indent + 2));
       }
       out[key] = block.join("\n").trim();
-    } else out[key] = value.replace(/^'(.*)'$/, "$1").replace(/^"(.*)"$/, "$1").replace(/''/g, "'");
+    } else
+      out[key] = value
+        .replace(/^'(.*)'$/, "$1")
+        .replace(/^"(.*)"$/, "$1")
+        .replace(/''/g, "'");
   }
   return out;
 }
@@ -79,7 +93,11 @@ function readYamlBlock(lines: readonly string[], start: number, indent: number):
 /** Reads pytest's terminal output: the summary line's counts and the FAILED/ERROR lines with their tracebacks. Pure. */
 export function parsePytestText(output: string): TestSummary {
   const summary: TestSummary = { passed: 0, failed: 0, skipped: 0, failures: [] };
-  const summaryLine = output.split("\n").reverse().find((line) => /\d+ (passed|failed|skipped|error|errors)\b.* in [\d.]+s/.test(line)) ?? "";
+  const summaryLine =
+    output
+      .split("\n")
+      .reverse()
+      .find((line) => /\d+ (passed|failed|skipped|error|errors)\b.* in [\d.]+s/.test(line)) ?? "";
   for (const [, count, kind] of summaryLine.matchAll(/(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)/g)) {
     const n = Number(count);
     if (kind === "passed" || kind === "xpassed") summary.passed += n;
@@ -90,7 +108,11 @@ export function parsePytestText(output: string): TestSummary {
   for (const match of output.matchAll(/^(FAILED|ERROR) (\S+)(?: - (.*))?$/gm)) {
     const id = match[2] as string;
     const short = id.split("::").pop() ?? id;
-    summary.failures.push({ testName: id, message: (match[3] ?? match[1] ?? "").trim(), stackTrace: blocks.get(short) ?? "" });
+    summary.failures.push({
+      testName: id,
+      message: (match[3] ?? match[1] ?? "").trim(),
+      stackTrace: blocks.get(short) ?? "",
+    });
   }
   return summary;
 }
@@ -113,7 +135,9 @@ function splitPytestSections(output: string): Map<string, string> {
 export function parseCargoTest(output: string): TestSummary {
   const summary: TestSummary = { passed: 0, failed: 0, skipped: 0, failures: [] };
   const details = new Map<string, string>();
-  for (const match of output.matchAll(/^---- (.+?) stdout ----\n([\s\S]*?)(?=\n---- .+? stdout ----|\n\nfailures:|\ntest result:)/gm)) {
+  for (const match of output.matchAll(
+    /^---- (.+?) stdout ----\n([\s\S]*?)(?=\n---- .+? stdout ----|\n\nfailures:|\ntest result:)/gm,
+  )) {
     details.set(match[1] as string, (match[2] as string).trim());
   }
   for (const match of output.matchAll(/^test (.+?) \.\.\. (ok|FAILED|ignored)(?:, .*)?$/gm)) {
@@ -124,7 +148,11 @@ export function parseCargoTest(output: string): TestSummary {
       const detail = details.get(name) ?? "";
       const panic = /panicked at [^\n]*:\n([^\n]*)/.exec(detail);
       summary.failed += 1;
-      summary.failures.push({ testName: name, message: panic?.[1]?.trim() ?? firstLine(detail) ?? "failed", stackTrace: detail });
+      summary.failures.push({
+        testName: name,
+        message: panic?.[1]?.trim() ?? firstLine(detail) ?? "failed",
+        stackTrace: detail,
+      });
     }
   }
   return summary;
@@ -138,7 +166,8 @@ export function parseJsRunnerText(output: string): TestSummary | undefined {
   if (line === undefined) return undefined;
   const count = (kind: string) => Number(new RegExp(`(\\d+) ${kind}`).exec(line)?.[1] ?? 0);
   // Vitest names each failure on a "FAIL file > test" line; Jest marks them with ●.
-  const collect = (pattern: RegExp) => [...text.matchAll(pattern)].map((m) => (m[1] as string).trim()).filter((name) => /[>›]/.test(name));
+  const collect = (pattern: RegExp) =>
+    [...text.matchAll(pattern)].map((m) => (m[1] as string).trim()).filter((name) => /[>›]/.test(name));
   const failLines = collect(/^\s*FAIL\s+(.+?)$/gm);
   const names = failLines.length > 0 ? failLines : collect(/^\s*[●×✕]\s+(.+?)(?:\s+\d+ms)?$/gm);
   const failures = [...new Set(names)].map((testName) => ({ testName, message: "failed", stackTrace: "" }));

@@ -1,8 +1,6 @@
 /** Where a runner was asked to write a machine-readable report. */
 export type ReportPlan =
-  | { format: "junit"; path: string }
-  | { format: "jest-json"; path: string }
-  | { format: "junit-dir"; dir: string };
+  { format: "junit"; path: string } | { format: "jest-json"; path: string } | { format: "junit-dir"; dir: string };
 
 /** The command test_run executes and where its report will be. */
 export interface TestPlan {
@@ -25,7 +23,15 @@ const PACKAGE_TEST = /^\s*(npm|pnpm|yarn)\s+(?:run\s+)?test\b/;
  * filter in the runner's own syntax. `npm test` style commands are resolved through the
  * package's test script. Pure.
  */
-export function planTestRun(command: string, options: { filter?: string | undefined; reportPath: string; testScript?: string | undefined; coverage?: boolean | undefined }): TestPlan {
+export function planTestRun(
+  command: string,
+  options: {
+    filter?: string | undefined;
+    reportPath: string;
+    testScript?: string | undefined;
+    coverage?: boolean | undefined;
+  },
+): TestPlan {
   const { filter, reportPath } = options;
   const packageTest = PACKAGE_TEST.exec(command);
   const runnerText = packageTest && options.testScript !== undefined ? options.testScript : command;
@@ -54,11 +60,20 @@ export function planTestRun(command: string, options: { filter?: string | undefi
     const withJson = /\s-json\b/.test(command) ? command : command.replace(/\bgo\s+test\b/, "go test -json");
     return { command: filter ? `${withJson} -run ${shellQuote(filter)}` : withJson, report: undefined };
   } else if (/\bcargo\s+test\b/.test(runnerText) && !packageTest) {
-    return { command: filter ? command.replace(/\bcargo\s+test\b/, `cargo test ${shellQuote(filter)}`) : command, report: undefined };
+    return {
+      command: filter ? command.replace(/\bcargo\s+test\b/, `cargo test ${shellQuote(filter)}`) : command,
+      report: undefined,
+    };
   } else if (/\bgradlew?\b/.test(runnerText) && !packageTest) {
-    return { command: filter ? `${command} --tests ${shellQuote(filter)}` : command, report: { format: "junit-dir", dir: "build/test-results" } };
+    return {
+      command: filter ? `${command} --tests ${shellQuote(filter)}` : command,
+      report: { format: "junit-dir", dir: "build/test-results" },
+    };
   } else if (/\bmvn\b/.test(runnerText) && !packageTest) {
-    return { command: filter ? `${command} -Dtest=${shellQuote(filter)}` : command, report: { format: "junit-dir", dir: "target/surefire-reports" } };
+    return {
+      command: filter ? `${command} -Dtest=${shellQuote(filter)}` : command,
+      report: { format: "junit-dir", dir: "target/surefire-reports" },
+    };
   }
 
   if (extra.length === 0) return { command, report };

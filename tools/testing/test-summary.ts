@@ -33,7 +33,9 @@ export function mergeSummaries(summaries: readonly TestSummary[]): TestSummary {
       failed: total.failed + next.failed,
       skipped: total.skipped + next.skipped,
       failures: [...total.failures, ...next.failures],
-      ...(total.errors === undefined && next.errors === undefined ? {} : { errors: [...(total.errors ?? []), ...(next.errors ?? [])] }),
+      ...(total.errors === undefined && next.errors === undefined
+        ? {}
+        : { errors: [...(total.errors ?? []), ...(next.errors ?? [])] }),
     }),
     { passed: 0, failed: 0, skipped: 0, failures: [] },
   );
@@ -41,9 +43,13 @@ export function mergeSummaries(summaries: readonly TestSummary[]): TestSummary {
 
 /** Where in the project a failure's trace points: pytest's `file.py:12: Error`, a JS `file.ts:12:5` frame, a Java `(File.java:12)` frame. Pure. */
 export function locateInTrace(trace: string): { file: string; line: number } | undefined {
-  const pytest = [...trace.matchAll(/^([^\s:][^:\n]*\.py):(\d+): /gm)].filter((match) => !/^\/usr\/|site-packages|dist-packages/.test(match[1] as string)).at(-1);
+  const pytest = [...trace.matchAll(/^([^\s:][^:\n]*\.py):(\d+): /gm)]
+    .filter((match) => !/^\/usr\/|site-packages|dist-packages/.test(match[1] as string))
+    .at(-1);
   if (pytest) return { file: pytest[1] as string, line: Number(pytest[2]) };
-  const js = [...trace.matchAll(/(?:^|[\s(])((?:file:\/\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+/gm)].find((match) => !/node_modules|^node:|internal\//.test(match[1] as string));
+  const js = [...trace.matchAll(/(?:^|[\s(])((?:file:\/\/)?[^\s():]+\.[cm]?[jt]sx?):(\d+):\d+/gm)].find(
+    (match) => !/node_modules|^node:|internal\//.test(match[1] as string),
+  );
   if (js) return { file: (js[1] as string).replace(/^file:\/\//, ""), line: Number(js[2]) };
   const java = /\bat [\w.$<>]+\(([\w$]+\.(?:java|kt)):(\d+)\)/.exec(trace);
   if (java) return { file: java[1] as string, line: Number(java[2]) };

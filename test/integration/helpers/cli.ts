@@ -4,21 +4,36 @@ import { PROJECT_ROOT } from "../../../server/control-plane.js";
 import { TEST_TOKEN, type TestPlane } from "./control-plane.js";
 
 /** Runs `workcell …` as a user would, against the test's control plane. */
-export function runCli(test: TestPlane, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(
+  test: TestPlane,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCliIn(process.cwd(), test, ...args);
 }
 
 /** Runs `workcell …` from the directory `cwd`, against the test's control plane. */
-export function runCliIn(cwd: string, test: TestPlane, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliIn(
+  cwd: string,
+  test: TestPlane,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCliWith({ cwd }, test, ...args);
 }
 
 /** Runs `workcell …` with `input` piped to its standard input. */
-export function runCliWithInput(input: string, test: TestPlane, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCliWithInput(
+  input: string,
+  test: TestPlane,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return runCliWith({ cwd: process.cwd(), input }, test, ...args);
 }
 
-function runCliWith(options: { cwd: string; input?: string }, test: TestPlane, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCliWith(
+  options: { cwd: string; input?: string },
+  test: TestPlane,
+  ...args: string[]
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(PROJECT_ROOT, "bin", "workcell.mjs"), ...args], {
       cwd: options.cwd,

@@ -18,9 +18,17 @@ export interface TestPlane {
   plane: ControlPlane;
   dataDir: string;
   logs: string[];
-  api<T = unknown>(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T }>;
+  api<T = unknown>(
+    method: string,
+    route: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: T }>;
   /** An MCP SDK client on a worker's URL; `capabilities` are the client's (e.g. elicitation). */
-  connect(mcpUrl: string, capabilities?: ClientCapabilities): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
+  connect(
+    mcpUrl: string,
+    capabilities?: ClientCapabilities,
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }>;
 }
 
 /**
@@ -29,10 +37,24 @@ export interface TestPlane {
  * the workers' runtime (e.g. `WORKCELL_RUNTIME=runc npm run test:security`);
  * `overrides.runtime` wins over it.
  */
-export async function startTestPlane(dataDir?: string, overrides: Partial<Config> = {}, options: Omit<StartOptions, "log"> = {}): Promise<TestPlane> {
+export async function startTestPlane(
+  dataDir?: string,
+  overrides: Partial<Config> = {},
+  options: Omit<StartOptions, "log"> = {},
+): Promise<TestPlane> {
   const dir = dataDir ?? (await createTempDir("workcell-data-"));
   const logs: string[] = [];
-  const config = loadConfig({ WORKCELL_RUNTIME: process.env.WORKCELL_RUNTIME || undefined }, { dataDir: dir, port: 0, token: TEST_TOKEN, image: inject("sandboxImage"), sessionIdleMs: 10 * 60_000, ...overrides });
+  const config = loadConfig(
+    { WORKCELL_RUNTIME: process.env.WORKCELL_RUNTIME || undefined },
+    {
+      dataDir: dir,
+      port: 0,
+      token: TEST_TOKEN,
+      image: inject("sandboxImage"),
+      sessionIdleMs: 10 * 60_000,
+      ...overrides,
+    },
+  );
   const plane = await startControlPlane(config, { ...options, log: (message) => logs.push(message) });
   return {
     plane,
@@ -48,8 +70,13 @@ export async function startTestPlane(dataDir?: string, overrides: Partial<Config
       return { status: response.status, body: (text === "" ? undefined : JSON.parse(text)) as never };
     },
     async connect(mcpUrl, capabilities) {
-      const client = new Client({ name: "workcell-integration", version: "1.0.0" }, capabilities === undefined ? undefined : { capabilities });
-      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } } });
+      const client = new Client(
+        { name: "workcell-integration", version: "1.0.0" },
+        capabilities === undefined ? undefined : { capabilities },
+      );
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
+      });
       await client.connect(transport);
       return { client, transport };
     },
@@ -68,7 +95,11 @@ export async function stopTestPlane(test: TestPlane, options: { keepData?: boole
 export async function removeContainersOf(workerIds: readonly string[]): Promise<void> {
   for (const id of workerIds) {
     const found = await docker.listContainers({ all: true, filters: { label: [`${LABEL_WORKER}=${id}`] } });
-    for (const container of found) await docker.getContainer(container.Id).remove({ force: true }).catch(() => undefined);
+    for (const container of found)
+      await docker
+        .getContainer(container.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
 }
 
@@ -98,7 +129,11 @@ export async function spawnOn(test: TestPlane, repo: string, body: Record<string
 }
 
 /** Creates a repo under `parent` and a worker on it. */
-export async function spawnWorker(test: TestPlane, parent: string, body: Record<string, unknown> = {}): Promise<{ repo: string; worker: ApiWorker }> {
+export async function spawnWorker(
+  test: TestPlane,
+  parent: string,
+  body: Record<string, unknown> = {},
+): Promise<{ repo: string; worker: ApiWorker }> {
   const repo = await createTestRepo(parent);
   const response = await test.api<ApiWorker>("POST", "/v1/workers", { repo, ...body });
   if (response.status !== 201) throw new Error(`spawn failed: ${response.status} ${JSON.stringify(response.body)}`);

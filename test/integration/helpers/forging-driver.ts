@@ -19,7 +19,11 @@ export interface ForgedSession {
  * what a fully compromised in-container server could send. Real output is passed through
  * line by line, so an injected line never splits a real message.
  */
-export function createForgingDriver(): { driver: ContainerDriver; sessions: ForgedSession[]; latest(containerId: string): ForgedSession } {
+export function createForgingDriver(): {
+  driver: ContainerDriver;
+  sessions: ForgedSession[];
+  latest(containerId: string): ForgedSession;
+} {
   const inner = new DockerDriver();
   const sessions: ForgedSession[] = [];
   const attach = inner.attach.bind(inner);
@@ -54,7 +58,8 @@ export function createForgingDriver(): { driver: ContainerDriver; sessions: Forg
       containerId,
       inject: (message) => void stdout.write(`${JSON.stringify(message)}\n`),
       sent,
-      answerTo: (id) => sent.find((message) => (message as { id?: unknown }).id === id && ("result" in message || "error" in message)),
+      answerTo: (id) =>
+        sent.find((message) => (message as { id?: unknown }).id === id && ("result" in message || "error" in message)),
     });
     return { stdin, stdout, stderr: real.stderr, exited: real.exited, close: () => real.close() };
   };

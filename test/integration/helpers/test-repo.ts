@@ -9,7 +9,13 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.invalid", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.invalid" },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Test",
+      GIT_AUTHOR_EMAIL: "test@example.invalid",
+      GIT_COMMITTER_NAME: "Test",
+      GIT_COMMITTER_EMAIL: "test@example.invalid",
+    },
   }).trim();
 }
 
@@ -19,7 +25,10 @@ export async function createTestRepo(parent: string): Promise<string> {
   git(repo, "init", "--quiet", "--initial-branch=main");
   await mkdir(path.join(repo, "src"), { recursive: true });
   await writeFile(path.join(repo, "README.md"), "# demo\n");
-  await writeFile(path.join(repo, "src", "math.ts"), "export function add(a: number, b: number): number {\n  return a + b;\n}\n");
+  await writeFile(
+    path.join(repo, "src", "math.ts"),
+    "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+  );
   await writeFile(path.join(repo, "src", "greet.ts"), "export const greeting = 'hello';\n");
   await writeFile(path.join(repo, ".gitignore"), "ignored/\n");
   git(repo, "add", ".");

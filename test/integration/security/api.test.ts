@@ -2,7 +2,16 @@ import { readdir, readFile, writeFile } from "node:fs/promises";
 import { request } from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, TEST_TOKEN, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  TEST_TOKEN,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "../helpers/test-repo.js";
 
 let test: TestPlane;
@@ -41,17 +50,27 @@ const ROUTES: [string, string][] = [
 ];
 
 /** A request with full control of the headers (fetch may not set Host), on a fresh connection. */
-function raw(method: string, route: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+function raw(
+  method: string,
+  route: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
   const url = new URL(`${test.plane.url}${route.replace("WID", worker.id)}`);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
     // The server may answer (413) and close before the whole body is sent.
-    req.on("error", (error) => (String(error).includes("EPIPE") || String(error).includes("ECONNRESET") ? undefined : reject(error)));
+    req.on("error", (error) =>
+      String(error).includes("EPIPE") || String(error).includes("ECONNRESET") ? undefined : reject(error),
+    );
     req.end(body);
   });
 }
@@ -60,13 +79,27 @@ function raw(method: string, route: string, headers: Record<string, string>, bod
 async function footprint() {
   const containers = await docker.listContainers({ all: true, filters: { label: ["dev.workcell.managed=true"] } });
   const dirs = await readdir(path.join(test.dataDir, "workers")).catch(() => []);
-  const state = JSON.parse(await readFile(path.join(test.dataDir, "state.json"), "utf8")) as { workers: Record<string, unknown> };
-  return { containers: containers.length, dirs: dirs.length, workers: Object.keys(state.workers).length, refs: git(repo, "for-each-ref", "refs/workcell/") };
+  const state = JSON.parse(await readFile(path.join(test.dataDir, "state.json"), "utf8")) as {
+    workers: Record<string, unknown>;
+  };
+  return {
+    containers: containers.length,
+    dirs: dirs.length,
+    workers: Object.keys(state.workers).length,
+    refs: git(repo, "for-each-ref", "refs/workcell/"),
+  };
 }
 
 describe("control-plane API hardening", () => {
   it("answers 401 to missing, wrong and prefix-matching tokens on every route, with the uniform error", async () => {
-    const attempts: Record<string, string>[] = [{}, { authorization: "Bearer wrong-token-wrong-token" }, { authorization: `Bearer ${TEST_TOKEN.slice(0, -1)}` }, { authorization: `Bearer ${TEST_TOKEN}x` }, { authorization: TEST_TOKEN }, { authorization: `Basic ${TEST_TOKEN}` }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer wrong-token-wrong-token" },
+      { authorization: `Bearer ${TEST_TOKEN.slice(0, -1)}` },
+      { authorization: `Bearer ${TEST_TOKEN}x` },
+      { authorization: TEST_TOKEN },
+      { authorization: `Basic ${TEST_TOKEN}` },
+    ];
     for (const [method, route] of ROUTES) {
       for (const headers of attempts) {
         const response = await raw(method, route, headers);
@@ -89,9 +122,19 @@ describe("control-plane API hardening", () => {
 
   it("refuses oversized bodies with 413", async () => {
     const auth = { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" };
-    const rest = await raw("POST", "/v1/workers", auth, JSON.stringify({ repo: "/x", name: "a".repeat(2 * 1024 * 1024) }));
+    const rest = await raw(
+      "POST",
+      "/v1/workers",
+      auth,
+      JSON.stringify({ repo: "/x", name: "a".repeat(2 * 1024 * 1024) }),
+    );
     expect(rest.status).toBe(413);
-    const mcp = await raw("POST", "/v1/workers/WID/mcp", { ...auth, accept: "application/json, text/event-stream" }, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(33 * 1024 * 1024) } }));
+    const mcp = await raw(
+      "POST",
+      "/v1/workers/WID/mcp",
+      { ...auth, accept: "application/json, text/event-stream" },
+      JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(33 * 1024 * 1024) } }),
+    );
     expect(mcp.status).toBe(413);
   });
 

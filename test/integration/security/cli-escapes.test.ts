@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type TestPlane } from "../helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { runCli } from "../helpers/cli.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
@@ -27,7 +33,11 @@ describe("terminal escapes from a worker", () => {
     spawned.push(worker.id);
     // Clear the screen, set the window title, hide a line with a carriage return, and an 8-bit CSI.
     const written = await test.api<{ exitCode: number }>("POST", `/v1/workers/${worker.id}/exec`, {
-      command: ["bash", "-c", "printf 'safe\\033[2J\\033]0;pwned\\007\\rfake\\302\\23331m\\342\\200\\256\\n' > evil.txt"],
+      command: [
+        "bash",
+        "-c",
+        "printf 'safe\\033[2J\\033]0;pwned\\007\\rfake\\302\\23331m\\342\\200\\256\\n' > evil.txt",
+      ],
     });
     expect(written.body.exitCode).toBe(0);
     const human = await cli("diff", worker.id);

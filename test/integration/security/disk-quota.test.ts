@@ -1,7 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
 // A workspace limit the kernel enforces: a write past diskMb fails inside the container
@@ -48,7 +55,11 @@ describe.each(["runc", "runsc"])("the workspace disk limit under %s", (runtime) 
   }
 
   const exec = async (worker: ApiWorker, command: string) => {
-    const response = await test.api<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs: 120_000 });
+    const response = await test.api<{ exitCode: number | null; stdout: string; stderr: string; timedOut: boolean }>(
+      "POST",
+      `/v1/workers/${worker.id}/exec`,
+      { command, timeoutMs: 120_000 },
+    );
     expect(response.status).toBe(200);
     return response.body;
   };
@@ -86,7 +97,10 @@ describe.each(["runc", "runsc"])("the workspace disk limit under %s", (runtime) 
   it("creating far more empty files than the inode limit fails, and the worker keeps working after deleting", async () => {
     const worker = await spawn();
     const attempted = 20_000;
-    const flood = await exec(worker, `mkdir many && cd many && seq -f f%g 1 ${attempted} | xargs touch 2>/tmp/touch.err; ls | wc -l; grep -c 'No space left on device' /tmp/touch.err`);
+    const flood = await exec(
+      worker,
+      `mkdir many && cd many && seq -f f%g 1 ${attempted} | xargs touch 2>/tmp/touch.err; ls | wc -l; grep -c 'No space left on device' /tmp/touch.err`,
+    );
     const [created = "", refused = ""] = flood.stdout.trim().split("\n");
     // One inode per 16 KiB: 4,096 for 64 MB, some of them taken by the checkout.
     expect(Number(created)).toBeLessThan((DISK_MB * MB) / 16_384);

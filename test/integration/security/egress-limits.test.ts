@@ -1,6 +1,13 @@
 import { readdir } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { startLoopbackServer, type LoopbackServer } from "../helpers/loopback-server.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
@@ -64,7 +71,10 @@ describe.each(["runc", "runsc"])("egress proxy limits under %s", (runtime) => {
     return worker;
   };
   const exec = (worker: ApiWorker, command: string | string[]) =>
-    test.api<{ exitCode: number | null; stdout: string; stderr: string }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs: 60_000 });
+    test.api<{ exitCode: number | null; stdout: string; stderr: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command,
+      timeoutMs: 60_000,
+    });
 
   it("refuses tunnels past the per-worker cap with 429, keeps the control plane's descriptors bounded, and frees slots when tunnels close", async () => {
     const worker = await spawn({ net: [`127.0.0.1:${loopback.port}`] });
@@ -85,13 +95,21 @@ describe.each(["runc", "runsc"])("egress proxy limits under %s", (runtime) => {
     await exec(worker, "touch /tmp/release");
     const held = await holder;
     expect(held.body.exitCode, held.body.stderr).toBe(0);
-    expect(counts).toEqual({ "200": DEFAULT_MAX_CONNECTIONS_PER_WORKER, "429": ATTEMPTS - DEFAULT_MAX_CONNECTIONS_PER_WORKER });
+    expect(counts).toEqual({
+      "200": DEFAULT_MAX_CONNECTIONS_PER_WORKER,
+      "429": ATTEMPTS - DEFAULT_MAX_CONNECTIONS_PER_WORKER,
+    });
     // Each admitted tunnel holds the proxy's client socket, its upstream socket and the loopback server's accepted socket.
     expect(during - before).toBeLessThanOrEqual(3 * DEFAULT_MAX_CONNECTIONS_PER_WORKER + 64);
 
     let again = "";
     for (let attempt = 0; attempt < 100 && again !== "200"; attempt += 1) {
-      again = (await exec(worker, `curl -s -o /dev/null -w '%{http_connect}' --proxytunnel -x http://127.0.0.1:3128 http://127.0.0.1:${loopback.port}/ || true`)).body.stdout;
+      again = (
+        await exec(
+          worker,
+          `curl -s -o /dev/null -w '%{http_connect}' --proxytunnel -x http://127.0.0.1:3128 http://127.0.0.1:${loopback.port}/ || true`,
+        )
+      ).body.stdout;
       if (again !== "200") await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(again).toBe("200");
@@ -101,7 +119,10 @@ describe.each(["runc", "runsc"])("egress proxy limits under %s", (runtime) => {
     const worker = await spawn({ net: [`example.invalid:${loopback.port}`], deny: { net: ["127.0.0.1"] } });
     const hitsBefore = loopback.hits;
     for (const form of [`[::ffff:127.0.0.1]`, `[::ffff:7f00:1]`, `0x7f.1`, `2130706433`, `127.1`]) {
-      const answer = await exec(worker, `curl -s -o /dev/null -w '%{http_connect}' --proxytunnel -x http://127.0.0.1:3128 'http://${form}:${loopback.port}/' || true`);
+      const answer = await exec(
+        worker,
+        `curl -s -o /dev/null -w '%{http_connect}' --proxytunnel -x http://127.0.0.1:3128 'http://${form}:${loopback.port}/' || true`,
+      );
       expect([form, answer.body.stdout]).toEqual([form, "403"]);
     }
     expect(loopback.hits).toBe(hitsBefore);

@@ -2,7 +2,15 @@ import { stat } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { startLoopbackServer, type LoopbackServer } from "../helpers/loopback-server.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
@@ -33,9 +41,18 @@ afterAll(async () => {
 });
 
 const exec = (worker: ApiWorker, command: string, timeoutMs = 60_000) =>
-  test.api<{ exitCode: number | null; stdout: string; stderr: string; truncated: boolean; timedOut: boolean }>("POST", `/v1/workers/${worker.id}/exec`, { command, timeoutMs });
+  test.api<{ exitCode: number | null; stdout: string; stderr: string; truncated: boolean; timedOut: boolean }>(
+    "POST",
+    `/v1/workers/${worker.id}/exec`,
+    { command, timeoutMs },
+  );
 const shell = async (command: string, timeoutMs = 60_000) =>
-  (await client.callTool({ name: "shell", arguments: { command, timeoutMs } })).structuredContent as { exitCode: number | null; stdout: string; stderr: string; truncated: boolean };
+  (await client.callTool({ name: "shell", arguments: { command, timeoutMs } })).structuredContent as {
+    exitCode: number | null;
+    stdout: string;
+    stderr: string;
+    truncated: boolean;
+  };
 
 /** Round trip of a light MCP call (read_file) on the bystander worker while `attack` runs in the victim. */
 async function bystanderLatencyDuring(attack: Promise<unknown>): Promise<number> {
@@ -60,20 +77,27 @@ async function bystanderLatencyDuring(attack: Promise<unknown>): Promise<number>
 describe("resource exhaustion", () => {
   it("a fork bomb and a memory bomb in one worker leave the control plane and other workers answering", async () => {
     const worst = await bystanderLatencyDuring(
-      Promise.all([exec(victim, "bomb() { bomb | bomb & }; bomb", 6_000), exec(victim, "python3 -c 'x = bytearray(1024 * 1024 * 1024)'", 20_000)]),
+      Promise.all([
+        exec(victim, "bomb() { bomb | bomb & }; bomb", 6_000),
+        exec(victim, "python3 -c 'x = bytearray(1024 * 1024 * 1024)'", 20_000),
+      ]),
     );
     expect(worst).toBeLessThan(5_000);
     if (victim.runtime === "runsc") {
       // Under gVisor the PID and memory limits hold for the sandbox as a whole (its kernel
       // included), so the bombs may end it, now or once leftover forks pile up: the damage
       // stays in the victim, which is restarted clean before the next probes.
-      expect(["running", "failed"]).toContain((await test.api<ApiWorker>("GET", `/v1/workers/${victim.id}`)).body.status);
+      expect(["running", "failed"]).toContain(
+        (await test.api<ApiWorker>("GET", `/v1/workers/${victim.id}`)).body.status,
+      );
       await test.api("POST", `/v1/workers/${victim.id}/stop`);
       expect((await test.api("POST", `/v1/workers/${victim.id}/start`)).status).toBe(200);
       await client.close().catch(() => undefined);
       ({ client, transport } = await test.connect(victim.mcpUrl));
     }
-    await expect.poll(async () => (await exec(victim, "echo recovered")).body.stdout, { timeout: 20_000, interval: 500 }).toBe("recovered\n");
+    await expect
+      .poll(async () => (await exec(victim, "echo recovered")).body.stdout, { timeout: 20_000, interval: 500 })
+      .toBe("recovered\n");
   });
 
   it("filling /tmp hits the tmpfs cap, not the host", async () => {
@@ -93,7 +117,10 @@ describe("resource exhaustion", () => {
     expect(viaShell.stdout.length).toBeLessThan(10_200);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * 1024 * 1024);
     const logPath = (await docker.getContainer(victim.containerId).inspect()).LogPath;
-    const logSize = await stat(logPath).then((s) => s.size, () => 0);
+    const logSize = await stat(logPath).then(
+      (s) => s.size,
+      () => 0,
+    );
     expect(logSize).toBeLessThanOrEqual(1024 * 1024);
   }, 180_000);
 
@@ -127,13 +154,19 @@ describe("resource exhaustion", () => {
 describe("network isolation without net", () => {
   it("has no interface but loopback and no route", async () => {
     expect((await exec(victim, "ls /sys/class/net")).body.stdout.trim().split("\n")).toEqual(["lo"]);
-    const routes = (await exec(victim, "tail -n +2 /proc/net/route; tail -n +2 /proc/net/ipv6_route 2>/dev/null | grep -v ' lo$' || true")).body.stdout.trim();
+    const routes = (
+      await exec(
+        victim,
+        "tail -n +2 /proc/net/route; tail -n +2 /proc/net/ipv6_route 2>/dev/null | grep -v ' lo$' || true",
+      )
+    ).body.stdout.trim();
     expect(routes).toBe("");
   });
 
   it("cannot reach the control plane's port or a server the test started on the host's loopback", async () => {
     const controlPort = new URL(test.plane.url).port;
-    const probe = (port: string | number) => exec(victim, `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo reachable || echo unreachable`);
+    const probe = (port: string | number) =>
+      exec(victim, `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo reachable || echo unreachable`);
     expect((await probe(controlPort)).body.stdout).toBe("unreachable\n");
     expect((await probe(loopback.port)).body.stdout).toBe("unreachable\n");
     expect(loopback.hits).toBe(0);

@@ -2,7 +2,15 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnWorker,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { createTempDir } from "../helpers/test-repo.js";
 
 let test: TestPlane;
@@ -23,7 +31,8 @@ afterAll(async () => {
 });
 
 const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
-const sh = async (command: string) => ((await call("shell", { command })).structuredContent as { stdout: string; exitCode: number }).stdout;
+const sh = async (command: string) =>
+  ((await call("shell", { command })).structuredContent as { stdout: string; exitCode: number }).stdout;
 
 async function expectRefused(name: string, args: Record<string, unknown>) {
   const result = await call(name, args);
@@ -41,7 +50,9 @@ describe("file-tool confinement", () => {
   });
 
   it("refuses symlinks to / and to files outside, symlink chains that leave, and dangling links used for writes", async () => {
-    await sh("ln -sfn / to-root && ln -sfn /tmp/outside/secret.txt to-secret && ln -sfn to-secret chain-1 && ln -sfn chain-1 chain-2 && ln -sfn /tmp/outside/created.txt dangling");
+    await sh(
+      "ln -sfn / to-root && ln -sfn /tmp/outside/secret.txt to-secret && ln -sfn to-secret chain-1 && ln -sfn chain-1 chain-2 && ln -sfn /tmp/outside/created.txt dangling",
+    );
     await expectRefused("read_file", { path: "to-root/etc/passwd" });
     await expectRefused("read_file", { path: "to-secret" });
     await expectRefused("read_file", { path: "chain-2" });
@@ -66,10 +77,12 @@ describe("file-tool confinement", () => {
   });
 
   it("writes nothing outside while a directory is swapped for a symlink in a loop during 1,000 writes", async () => {
-    const swapper = (await call("start_process", {
-      command: "while true; do rm -rf race; mkdir race; rm -rf race; ln -s /tmp/outside race; done",
-      waitMs: 100,
-    })).structuredContent as { processId: string };
+    const swapper = (
+      await call("start_process", {
+        command: "while true; do rm -rf race; mkdir race; rm -rf race; ln -s /tmp/outside race; done",
+        waitMs: 100,
+      })
+    ).structuredContent as { processId: string };
     let written = 0;
     for (let i = 0; i < 1_000; i += 1) {
       const result = await call("write_file", { path: `race/file-${i}.txt`, content: `write ${i}` });

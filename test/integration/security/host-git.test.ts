@@ -1,7 +1,13 @@
 import { readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, spawnOn, startTestPlane, stopTestPlane, type TestPlane } from "../helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { createTempDir, createTestRepo, git } from "../helpers/test-repo.js";
 
 // Each payload writes a marker into the host's /tmp if it ever runs on the host. Inside the
@@ -24,11 +30,24 @@ const markersOnHost = async (prefix: string) => (await readdir(tmpdir())).filter
 
 function plantPayloads(marker: string): string {
   const touch = (tag: string) => `touch /tmp/${marker}-${tag}`;
-  const hooks = ["pre-commit", "post-commit", "post-checkout", "reference-transaction", "post-merge", "pre-push", "post-rewrite", "pre-auto-gc", "fsmonitor-watchman"];
+  const hooks = [
+    "pre-commit",
+    "post-commit",
+    "post-checkout",
+    "reference-transaction",
+    "post-merge",
+    "pre-push",
+    "post-rewrite",
+    "pre-auto-gc",
+    "fsmonitor-watchman",
+  ];
   return [
     "set -e",
     "mkdir -p .git/hooks evil-hooks .git/info",
-    ...hooks.map((hook) => `printf '#!/bin/sh\\n${touch(`hook-${hook}`)}\\n' > .git/hooks/${hook} && chmod +x .git/hooks/${hook} && cp .git/hooks/${hook} evil-hooks/`),
+    ...hooks.map(
+      (hook) =>
+        `printf '#!/bin/sh\\n${touch(`hook-${hook}`)}\\n' > .git/hooks/${hook} && chmod +x .git/hooks/${hook} && cp .git/hooks/${hook} evil-hooks/`,
+    ),
     `git config core.hooksPath /workspace/evil-hooks`,
     `git config core.fsmonitor '${touch("fsmonitor")}; false'`,
     `git config diff.external 'sh -c "${touch("diff-external")}"'`,
@@ -62,7 +81,9 @@ describe("host-side git safety", () => {
     const exec = (command: string) => test.api<ExecAnswer>("POST", `/v1/workers/${worker.id}/exec`, { command });
     const planted = await exec(plantPayloads(marker));
     expect(planted.body.exitCode, planted.body.stderr).toBe(0);
-    const committed = await exec("echo 'payload content' > notes.txt && git add -A && git -c core.hooksPath=/dev/null commit -qm 'commit with payloads' && git rev-parse HEAD HEAD^{tree}");
+    const committed = await exec(
+      "echo 'payload content' > notes.txt && git add -A && git -c core.hooksPath=/dev/null commit -qm 'commit with payloads' && git rev-parse HEAD HEAD^{tree}",
+    );
     expect(committed.body.exitCode, committed.body.stderr).toBe(0);
     const [head, tree] = committed.body.stdout.trim().split("\n");
     // A long-running filter process breaks the worker's own git, so it is planted last.

@@ -4,7 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../../server/control-plane.js";
 import { connectShell } from "../../../cli/shell-client.js";
 import { encodeFrame, FrameDecoder } from "../../../contract/shell-frames.js";
-import { removeContainersOf, spawnWorker, startTestPlane, stopTestPlane, TEST_TOKEN, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  removeContainersOf,
+  spawnWorker,
+  startTestPlane,
+  stopTestPlane,
+  TEST_TOKEN,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { createTempDir } from "../helpers/test-repo.js";
 
 // `workcell shell` from a terminal goes through the control plane: each line is checked
@@ -28,7 +36,10 @@ afterAll(async () => {
 
 /** Types `lines` into a shell over the raw protocol and collects everything until it exits. */
 async function typeInto(worker: ApiWorker, lines: readonly string[]): Promise<{ output: string; code: number }> {
-  const { socket, head } = await connectShell({ url: test.plane.url, token: TEST_TOKEN }, worker.id, { columns: 100, rows: 30 });
+  const { socket, head } = await connectShell({ url: test.plane.url, token: TEST_TOKEN }, worker.id, {
+    columns: 100,
+    rows: 30,
+  });
   const decoder = new FrameDecoder();
   let output = "";
   let code: number | undefined;
@@ -47,8 +58,18 @@ async function typeInto(worker: ApiWorker, lines: readonly string[]): Promise<{ 
   return { output, code: code ?? -999 };
 }
 
-type ShellEvent = { type: string; command?: string; allowed?: boolean; via?: string; message?: string; exitCode?: number; lines?: number; entries?: { kind: string; target: string }[] };
-const eventsOf = async (worker: ApiWorker) => (await test.api<{ events: ShellEvent[] }>("GET", `/v1/workers/${worker.id}/events?limit=200`)).body.events;
+type ShellEvent = {
+  type: string;
+  command?: string;
+  allowed?: boolean;
+  via?: string;
+  message?: string;
+  exitCode?: number;
+  lines?: number;
+  entries?: { kind: string; target: string }[];
+};
+const eventsOf = async (worker: ApiWorker) =>
+  (await test.api<{ events: ShellEvent[] }>("GET", `/v1/workers/${worker.id}/events?limit=200`)).body.events;
 
 describe("the interactive shell", () => {
   it("runs granted lines, refuses a line exec would refuse without running any of it, and records each", async () => {
@@ -80,7 +101,9 @@ describe("the interactive shell", () => {
       ["exit 3", true],
     ]);
     expect(events.some((event) => event.command === "forged-line")).toBe(false);
-    expect(events.find((event) => event.type === "permission_denied" && event.via === "shell")).toMatchObject({ command: "echo start; python3 -c 'print(6*7)'; echo never-shown" });
+    expect(events.find((event) => event.type === "permission_denied" && event.via === "shell")).toMatchObject({
+      command: "echo start; python3 -c 'print(6*7)'; echo never-shown",
+    });
     const types = events.map((event) => event.type);
     expect(types.indexOf("shell_opened")).toBeLessThan(types.indexOf("shell_command"));
     expect(events.find((event) => event.type === "shell_closed")).toMatchObject({ exitCode: 3, lines: 5 });
@@ -91,15 +114,25 @@ describe("the interactive shell", () => {
     expect(code).toBe(0);
     expect(output).toMatch(/^42\r?$/m);
     const events = await eventsOf(audited);
-    expect(events.find((event) => event.type === "shell_command")).toMatchObject({ command: "python3 -c 'print(6*7)'", allowed: true });
+    expect(events.find((event) => event.type === "shell_command")).toMatchObject({
+      command: "python3 -c 'print(6*7)'",
+      allowed: true,
+    });
     expect(events.find((event) => event.type === "audit")?.entries).toContainEqual({ kind: "run", target: "python3" });
   });
 
   it("ends the shell and what runs in it when the client goes away, and records that it closed", async () => {
-    const { socket } = await connectShell({ url: test.plane.url, token: TEST_TOKEN }, audited.id, { columns: 80, rows: 24 });
+    const { socket } = await connectShell({ url: test.plane.url, token: TEST_TOKEN }, audited.id, {
+      columns: 80,
+      rows: 24,
+    });
     socket.write(encodeFrame({ kind: "data", data: Buffer.from("sleep 371\r") }));
-    const running = async () => (await test.api<{ stdout: string }>("POST", `/v1/workers/${audited.id}/exec`, { command: "ps -eo args" })).body.stdout.includes("sleep 371");
-    for (let attempt = 0; attempt < 50 && !(await running()); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    const running = async () =>
+      (
+        await test.api<{ stdout: string }>("POST", `/v1/workers/${audited.id}/exec`, { command: "ps -eo args" })
+      ).body.stdout.includes("sleep 371");
+    for (let attempt = 0; attempt < 50 && !(await running()); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await running()).toBe(true);
     socket.destroy();
     let closed: ShellEvent | undefined;
@@ -118,9 +151,15 @@ describe("the interactive shell", () => {
   });
 
   it("refuses a connection without the token, for an unknown worker, and a GET that is not an upgrade", async () => {
-    await expect(connectShell({ url: test.plane.url, token: "wrong-token-0123456789" }, enforced.id, { columns: 80, rows: 24 })).rejects.toThrow(/Invalid bearer token/);
-    await expect(connectShell({ url: test.plane.url, token: TEST_TOKEN }, "no-such-worker", { columns: 80, rows: 24 })).rejects.toThrow(/no-such-worker/);
-    await expect(connectShell({ url: test.plane.url, token: TEST_TOKEN }, enforced.id, { columns: 0, rows: 24 })).rejects.toThrow(/columns/);
+    await expect(
+      connectShell({ url: test.plane.url, token: "wrong-token-0123456789" }, enforced.id, { columns: 80, rows: 24 }),
+    ).rejects.toThrow(/Invalid bearer token/);
+    await expect(
+      connectShell({ url: test.plane.url, token: TEST_TOKEN }, "no-such-worker", { columns: 80, rows: 24 }),
+    ).rejects.toThrow(/no-such-worker/);
+    await expect(
+      connectShell({ url: test.plane.url, token: TEST_TOKEN }, enforced.id, { columns: 0, rows: 24 }),
+    ).rejects.toThrow(/columns/);
     const plain = await test.api<{ error: { message: string } }>("GET", `/v1/workers/${enforced.id}/shell`);
     expect(plain.status).toBe(400);
     expect(plain.body.error.message).toContain("Upgrade: workcell-shell");
@@ -129,7 +168,10 @@ describe("the interactive shell", () => {
   it("is what `workcell shell <id>` opens from a terminal", async () => {
     // `script` gives the CLI a real terminal, as a user's would be.
     const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(PROJECT_ROOT, "bin", "workcell.mjs"))} shell ${enforced.id}`;
-    const child = spawn("script", ["-qec", cli, "/dev/null"], { env: { ...process.env, WORKCELL_URL: test.plane.url, WORKCELL_TOKEN: TEST_TOKEN, TERM: "xterm" }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn("script", ["-qec", cli, "/dev/null"], {
+      env: { ...process.env, WORKCELL_URL: test.plane.url, WORKCELL_TOKEN: TEST_TOKEN, TERM: "xterm" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
@@ -139,6 +181,8 @@ describe("the interactive shell", () => {
     expect(output).toMatch(/^true\r?$/m);
     expect(output).toContain('PermissionDenied: run access to "curl" is not granted');
     const events = await eventsOf(enforced);
-    expect(events.filter((event) => event.type === "shell_command").map((event) => event.command)).toContain("curl --version");
+    expect(events.filter((event) => event.type === "shell_command").map((event) => event.command)).toContain(
+      "curl --version",
+    );
   });
 });

@@ -2,7 +2,16 @@ import { readFile, rm } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerDriver } from "../../../runtime/docker/docker-driver.js";
 import { catalogOf, chooseRuntime } from "../../../runtime/docker/runtime-choice.js";
-import { docker, removeContainersOf, spawnOn, startTestPlane, stopTestPlane, textOf, type ApiWorker, type TestPlane } from "../helpers/control-plane.js";
+import {
+  docker,
+  removeContainersOf,
+  spawnOn,
+  startTestPlane,
+  stopTestPlane,
+  textOf,
+  type ApiWorker,
+  type TestPlane,
+} from "../helpers/control-plane.js";
 import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
 // Workers run under gVisor by default: the sandbox's system calls go to gVisor's user-space
@@ -35,7 +44,11 @@ async function spawn(test: TestPlane, body: Record<string, unknown> = {}): Promi
 
 /** The kernel the worker's processes talk to, as they see it. */
 async function kernelSeenBy(test: TestPlane, worker: ApiWorker): Promise<string> {
-  const { status, body } = await test.api<{ exitCode: number; stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, { command: "cat /proc/version" });
+  const { status, body } = await test.api<{ exitCode: number; stdout: string }>(
+    "POST",
+    `/v1/workers/${worker.id}/exec`,
+    { command: "cat /proc/version" },
+  );
   expect(status).toBe(200);
   expect(body.exitCode).toBe(0);
   return body.stdout.trim();
@@ -50,7 +63,9 @@ beforeAll(async () => {
   hostKernel = (await readFile("/proc/version", "utf8")).trim();
   const catalog = catalogOf(await new DockerDriver().info());
   if (!catalog.runtimes.some((runtime) => runtime.name === "runsc")) {
-    throw new Error("The engine offers no runsc (gVisor), and workers are meant to run under it by default. Fix: run 'bash scripts/ensure-docker.sh' as root; it installs and registers runsc.");
+    throw new Error(
+      "The engine offers no runsc (gVisor), and workers are meant to run under it by default. Fix: run 'bash scripts/ensure-docker.sh' as root; it installs and registers runsc.",
+    );
   }
   runscCanProxy = chooseRuntime({ needs: { bridgedNetwork: false, hostSocket: true }, catalog }).runtime === "runsc";
 });
@@ -78,9 +93,14 @@ describe("the runtime workers run under", () => {
     try {
       const dmesg = await client.callTool({ name: "shell", arguments: { command: "dmesg | head -n 3" } });
       expect((dmesg.structuredContent as { stdout: string }).stdout).toMatch(/gVisor/);
-      expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "README.md" } }))).toContain("# demo");
+      expect(textOf(await client.callTool({ name: "read_file", arguments: { path: "README.md" } }))).toContain(
+        "# demo",
+      );
       // coreutils pass AT_NO_AUTOMOUNT to statx, which Debian's runsc refuses; the image's shim retries without it.
-      const listing = await client.callTool({ name: "shell", arguments: { command: "ls -l README.md && stat -c %s README.md; ls does-not-exist" } });
+      const listing = await client.callTool({
+        name: "shell",
+        arguments: { command: "ls -l README.md && stat -c %s README.md; ls does-not-exist" },
+      });
       const { stdout, stderr } = listing.structuredContent as { stdout: string; stderr: string };
       expect(stdout).toMatch(/^-rw.* README\.md\n7\n$/);
       expect(stderr).toMatch(/No such file or directory/);
@@ -91,7 +111,9 @@ describe("the runtime workers run under", () => {
 
   it("says on GET /health that workers get runsc", async () => {
     const response = await fetch(`${test.plane.url}/health`);
-    const body = (await response.json()) as { docker: { runtime: { runtime: string; source: string; offered: string[] } } };
+    const body = (await response.json()) as {
+      docker: { runtime: { runtime: string; source: string; offered: string[] } };
+    };
     expect(body.docker.runtime).toMatchObject({ runtime: "runsc", source: "default" });
     expect(body.docker.runtime.offered).toContain("runsc");
   });
@@ -105,7 +127,11 @@ describe("the runtime workers run under", () => {
 
   it("refuses a runtime the engine does not have with a 400 that names the field, and creates nothing", async () => {
     const before = (await test.api<{ workers: unknown[] }>("GET", "/v1/workers")).body.workers.length;
-    const { status, body } = await test.api<{ error: { code: string; message: string; details: { field: string } } }>("POST", "/v1/workers", { repo, runtime: "no-such-runtime" });
+    const { status, body } = await test.api<{ error: { code: string; message: string; details: { field: string } } }>(
+      "POST",
+      "/v1/workers",
+      { repo, runtime: "no-such-runtime" },
+    );
     expect(status).toBe(400);
     expect(body.error.details.field).toBe("runtime");
     expect(body.error.message).toMatch(/has no runtime "no-such-runtime" \(it has .*runsc/);
@@ -115,7 +141,9 @@ describe("the runtime workers run under", () => {
   it("chooses the runtime again at each start, so a policy gVisor cannot carry moves the worker to runc", async () => {
     const worker = await spawn(test);
     expect(worker.runtime).toBe("runsc");
-    const changed = await test.api<{ appliesOnNextStart: boolean }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: true });
+    const changed = await test.api<{ appliesOnNextStart: boolean }>("PATCH", `/v1/workers/${worker.id}/permissions`, {
+      net: true,
+    });
     expect(changed.status).toBe(200);
     expect(changed.body.appliesOnNextStart).toBe(true);
     await test.api("POST", `/v1/workers/${worker.id}/stop`);
@@ -126,10 +154,15 @@ describe("the runtime workers run under", () => {
 
   it("refuses, and changes nothing, a policy the worker's requested runtime cannot carry", async () => {
     const worker = await spawn(test, { runtime: "runsc" });
-    const refused = await test.api<{ error: { message: string } }>("PATCH", `/v1/workers/${worker.id}/permissions`, { net: true });
+    const refused = await test.api<{ error: { message: string } }>("PATCH", `/v1/workers/${worker.id}/permissions`, {
+      net: true,
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/runtime: "runsc" cannot run this worker: .*--network=none/);
-    expect((await test.api<{ permissions: { net: unknown } }>("GET", `/v1/workers/${worker.id}/permissions`)).body.permissions.net).toBe(false);
+    expect(
+      (await test.api<{ permissions: { net: unknown } }>("GET", `/v1/workers/${worker.id}/permissions`)).body
+        .permissions.net,
+    ).toBe(false);
   });
 
   it("runs a proxied worker under runsc only when runsc can reach the egress socket (--host-uds=open)", async () => {
@@ -155,7 +188,9 @@ describe("WORKCELL_RUNTIME", () => {
   it("naming a runtime the engine lacks stops the control plane from starting, with the fix", async () => {
     const dataDir = await createTempDir("workcell-runtime-data-");
     try {
-      await expect(startTestPlane(dataDir, { runtime: "no-such-runtime" })).rejects.toThrow(/WORKCELL_RUNTIME: the Docker engine has no runtime "no-such-runtime".*unset WORKCELL_RUNTIME/);
+      await expect(startTestPlane(dataDir, { runtime: "no-such-runtime" })).rejects.toThrow(
+        /WORKCELL_RUNTIME: the Docker engine has no runtime "no-such-runtime".*unset WORKCELL_RUNTIME/,
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

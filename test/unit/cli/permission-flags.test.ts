@@ -3,7 +3,14 @@ import { normalizeBareFlags, permissionsFromFlags } from "../../../cli/permissio
 
 describe("Deno-style permission flags", () => {
   it("turn lists and bare flags into the policy", () => {
-    expect(permissionsFromFlags({ "allow-net": "api.example.com:443, *.pypi.org", "allow-run": "", "allow-read": "/srv/data", "allow-env": "TOKEN" })).toEqual({
+    expect(
+      permissionsFromFlags({
+        "allow-net": "api.example.com:443, *.pypi.org",
+        "allow-run": "",
+        "allow-read": "/srv/data",
+        "allow-env": "TOKEN",
+      }),
+    ).toEqual({
       net: ["api.example.com:443", "*.pypi.org"],
       run: true,
       read: ["/srv/data"],
@@ -12,7 +19,9 @@ describe("Deno-style permission flags", () => {
   });
 
   it("collect denies, prompt and audit", () => {
-    expect(permissionsFromFlags({ "deny-run": "rm,curl", "deny-read": "/srv/data/secret", prompt: true, audit: true })).toEqual({
+    expect(
+      permissionsFromFlags({ "deny-run": "rm,curl", "deny-read": "/srv/data/secret", prompt: true, audit: true }),
+    ).toEqual({
       deny: { run: ["rm", "curl"], read: ["/srv/data/secret"] },
       prompt: true,
       mode: "audit",
@@ -25,6 +34,12 @@ describe("Deno-style permission flags", () => {
   });
 
   it("rewrite bare flags so parseArgs accepts them", () => {
-    expect(normalizeBareFlags(["spawn", "/repo", "--allow-net", "--allow-run=git", "--json"])).toEqual(["spawn", "/repo", "--allow-net=", "--allow-run=git", "--json"]);
+    expect(normalizeBareFlags(["spawn", "/repo", "--allow-net", "--allow-run=git", "--json"])).toEqual([
+      "spawn",
+      "/repo",
+      "--allow-net=",
+      "--allow-run=git",
+      "--json",
+    ]);
   });
 });

@@ -20,7 +20,11 @@ describe("the spawn spinner", () => {
   });
 
   it("stays silent for quick tasks, off a TTY, and for --json, and passes failures through", async () => {
-    for (const [isTty, enabled, ms] of [[true, true, 50], [false, true, 500], [true, false, 500]] as const) {
+    for (const [isTty, enabled, ms] of [
+      [true, true, 50],
+      [false, true, 500],
+      [true, false, 500],
+    ] as const) {
       const { ctx, written } = context(isTty);
       await withSpinner(ctx, enabled, "creating a worker", () => wait(ms));
       expect(written).toEqual([]);

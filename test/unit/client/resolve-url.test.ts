@@ -3,7 +3,9 @@ import { resolveControlPlaneUrl, WorkcellClient } from "../../../client/index.js
 
 describe("resolveControlPlaneUrl", () => {
   it("takes WORKCELL_URL first, without a trailing slash", () => {
-    expect(resolveControlPlaneUrl({ WORKCELL_URL: "http://plane.internal:9000/", WORKCELL_PORT: "1234" })).toBe("http://plane.internal:9000");
+    expect(resolveControlPlaneUrl({ WORKCELL_URL: "http://plane.internal:9000/", WORKCELL_PORT: "1234" })).toBe(
+      "http://plane.internal:9000",
+    );
   });
 
   it("otherwise builds the address from WORKCELL_HOST and WORKCELL_PORT, as the control plane binds", () => {
@@ -24,7 +26,10 @@ describe("WorkcellClient's address", () => {
     const seen: string[] = [];
     const fetch = async (input: RequestInfo | URL) => {
       seen.push(String(input));
-      return new Response(JSON.stringify({ workers: [] }), { status: 200, headers: { "content-type": "application/json" } });
+      return new Response(JSON.stringify({ workers: [] }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
     };
     const client = new WorkcellClient({ token: "t0ken-t0ken-t0ken", fetch: fetch as typeof globalThis.fetch });
     expect(client.url).toBe("http://127.0.0.1:7171");

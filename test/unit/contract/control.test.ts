@@ -18,7 +18,8 @@ beforeAll(async () => {
   const policyFile = path.join(root, "policy.json");
   await writeFile(policyFile, JSON.stringify({ ...defaultPolicyFile(), mode: "audit", run: ["git"] }));
   access = new AccessControl(root, new PolicySource(policyFile));
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root });
   git("init", "-q");
   git("add", "policy.json");
   git("commit", "-qm", "base");
@@ -36,11 +37,20 @@ describe("the run and diff answers the tools build", () => {
     expect(RunResultSchema.strict().parse(answer)).toEqual(answer);
     const base = String((answer as { stdout: string }).stdout).trim();
     const diff = await diffSinceBase(root, base);
-    expect(DiffResultSchema.strict().parse(diff)).toMatchObject({ baseCommit: base, files: [{ path: "new.txt", status: "added", additions: 2, deletions: 0 }] });
+    expect(DiffResultSchema.strict().parse(diff)).toMatchObject({
+      baseCommit: base,
+      files: [{ path: "new.txt", status: "added", additions: 2, deletions: 0 }],
+    });
   });
 
   it("carry what audit mode recorded in the container beside the result", async () => {
-    const answer = RunResultSchema.parse(await runCommand(root, JSON.stringify({ command: "cat /dev/null && printf x", timeoutMs: 10_000, maxOutputBytes: 10_000 }), access));
+    const answer = RunResultSchema.parse(
+      await runCommand(
+        root,
+        JSON.stringify({ command: "cat /dev/null && printf x", timeoutMs: 10_000, maxOutputBytes: 10_000 }),
+        access,
+      ),
+    );
     expect(answer).toMatchObject({ exitCode: 0, stdout: "x", audit: [{ kind: "run", target: "cat" }] });
   });
 });

@@ -52,17 +52,94 @@ const target = (host: string, port: number) => `${host.includes(":") ? `[${host}
 
 // Destinations on which the sandbox's permissions_query and the egress proxy used to answer
 // differently: the sandbox compared text, the proxy compares the addresses the text names.
-const CASES: { why: string; net: Policy["net"]; deny: string[]; host: string; port: number; expected: "granted" | "denied" }[] = [
-  { why: "a short IPv4 form of a granted address", net: ["127.0.0.1:5432"], deny: [], host: "127.1", port: 5432, expected: "granted" },
-  { why: "a single-number IPv4 form", net: ["127.0.0.1:5432"], deny: [], host: "2130706433", port: 5432, expected: "granted" },
-  { why: "an uncompressed IPv6 form of a granted address", net: ["[::1]:8080"], deny: [], host: "0:0:0:0:0:0:0:1", port: 8080, expected: "granted" },
-  { why: "an IPv4-mapped IPv6 form of a granted address", net: ["10.0.0.5:5432"], deny: [], host: "::ffff:10.0.0.5", port: 5432, expected: "granted" },
-  { why: "an IPv4-mapped IPv6 form of a denied address", net: true, deny: ["10.0.0.5"], host: "::ffff:10.0.0.5", port: 5432, expected: "denied" },
-  { why: "the hex IPv4-mapped form of the metadata address", net: true, deny: ["169.254.169.254"], host: "::ffff:a9fe:a9fe", port: 80, expected: "denied" },
-  { why: "a denied name in capitals with a trailing dot", net: true, deny: ["evil.example.com"], host: "EVIL.example.com.", port: 443, expected: "denied" },
-  { why: "a wildcard grant and a name with a trailing dot", net: ["*.example.com"], deny: [], host: "api.example.com.", port: 443, expected: "granted" },
-  { why: "a wildcard grant does not cover its own apex", net: ["*.example.com"], deny: [], host: "example.com", port: 443, expected: "denied" },
-  { why: "a port-bound grant on another port", net: ["*.example.com:443"], deny: [], host: "api.example.com", port: 80, expected: "denied" },
+const CASES: {
+  why: string;
+  net: Policy["net"];
+  deny: string[];
+  host: string;
+  port: number;
+  expected: "granted" | "denied";
+}[] = [
+  {
+    why: "a short IPv4 form of a granted address",
+    net: ["127.0.0.1:5432"],
+    deny: [],
+    host: "127.1",
+    port: 5432,
+    expected: "granted",
+  },
+  {
+    why: "a single-number IPv4 form",
+    net: ["127.0.0.1:5432"],
+    deny: [],
+    host: "2130706433",
+    port: 5432,
+    expected: "granted",
+  },
+  {
+    why: "an uncompressed IPv6 form of a granted address",
+    net: ["[::1]:8080"],
+    deny: [],
+    host: "0:0:0:0:0:0:0:1",
+    port: 8080,
+    expected: "granted",
+  },
+  {
+    why: "an IPv4-mapped IPv6 form of a granted address",
+    net: ["10.0.0.5:5432"],
+    deny: [],
+    host: "::ffff:10.0.0.5",
+    port: 5432,
+    expected: "granted",
+  },
+  {
+    why: "an IPv4-mapped IPv6 form of a denied address",
+    net: true,
+    deny: ["10.0.0.5"],
+    host: "::ffff:10.0.0.5",
+    port: 5432,
+    expected: "denied",
+  },
+  {
+    why: "the hex IPv4-mapped form of the metadata address",
+    net: true,
+    deny: ["169.254.169.254"],
+    host: "::ffff:a9fe:a9fe",
+    port: 80,
+    expected: "denied",
+  },
+  {
+    why: "a denied name in capitals with a trailing dot",
+    net: true,
+    deny: ["evil.example.com"],
+    host: "EVIL.example.com.",
+    port: 443,
+    expected: "denied",
+  },
+  {
+    why: "a wildcard grant and a name with a trailing dot",
+    net: ["*.example.com"],
+    deny: [],
+    host: "api.example.com.",
+    port: 443,
+    expected: "granted",
+  },
+  {
+    why: "a wildcard grant does not cover its own apex",
+    net: ["*.example.com"],
+    deny: [],
+    host: "example.com",
+    port: 443,
+    expected: "denied",
+  },
+  {
+    why: "a port-bound grant on another port",
+    net: ["*.example.com:443"],
+    deny: [],
+    host: "api.example.com",
+    port: 80,
+    expected: "denied",
+  },
 ];
 
 describe("the sandbox's permissions_query and the control plane's egress proxy", () => {
@@ -75,7 +152,11 @@ describe("the sandbox's permissions_query and the control plane's egress proxy",
 
   it.each(CASES)("agree on what a prompting policy puts to a reviewer: $why", ({ net, deny, host, port, expected }) => {
     const { policy, file } = bothSides(net, deny, true);
-    const proxy = decideEgress(policy, host, port).allowed ? "granted" : shouldPromptEgress(policy, host, port) ? "prompt" : "denied";
+    const proxy = decideEgress(policy, host, port).allowed
+      ? "granted"
+      : shouldPromptEgress(policy, host, port)
+        ? "prompt"
+        : "denied";
     const sandbox = queryPermission(file, "net", target(host, port), "/workspace");
     expect(sandbox).toBe(proxy);
     expect(sandbox === "granted").toBe(expected === "granted");

@@ -4,11 +4,29 @@ import { canonicalHost, isIpv6Text, parseIpv4Literal, parseIpv6Literal } from ".
 
 describe("canonicalHost", () => {
   it("turns every IPv4 notation the resolver accepts into the dotted address", () => {
-    for (const text of ["127.0.0.1", "127.1", "0x7f.1", "0x7f.0.0.1", "0177.0.0.1", "2130706433", "0x7f000001", "127.0.1", "127.0.0.1."]) expect([text, canonicalHost(text)]).toEqual([text, "127.0.0.1"]);
+    for (const text of [
+      "127.0.0.1",
+      "127.1",
+      "0x7f.1",
+      "0x7f.0.0.1",
+      "0177.0.0.1",
+      "2130706433",
+      "0x7f000001",
+      "127.0.1",
+      "127.0.0.1.",
+    ])
+      expect([text, canonicalHost(text)]).toEqual([text, "127.0.0.1"]);
   });
 
   it("turns IPv6 forms that embed an IPv4 address into that address", () => {
-    for (const text of ["::ffff:169.254.169.254", "[::ffff:a9fe:a9fe]", "::FFFF:A9FE:A9FE", "0:0:0:0:0:ffff:169.254.169.254", "::ffff:0:169.254.169.254", "::169.254.169.254"]) {
+    for (const text of [
+      "::ffff:169.254.169.254",
+      "[::ffff:a9fe:a9fe]",
+      "::FFFF:A9FE:A9FE",
+      "0:0:0:0:0:ffff:169.254.169.254",
+      "::ffff:0:169.254.169.254",
+      "::169.254.169.254",
+    ]) {
       expect([text, canonicalHost(text)]).toEqual([text, "169.254.169.254"]);
     }
   });
@@ -32,7 +50,8 @@ describe("parseIpv4Literal and parseIpv6Literal", () => {
     for (const text of ["256.0.0.1", "1.2.3.4.5", "08", "example.com", "1.2.3.0x100", "4294967296", ""]) {
       expect([text, parseIpv4Literal(text)]).toEqual([text, undefined]);
     }
-    for (const text of ["1::2::3", "::ffff:999.1.1.1", "gggg::1", "example.com"]) expect([text, parseIpv6Literal(text)]).toEqual([text, undefined]);
+    for (const text of ["1::2::3", "::ffff:999.1.1.1", "gggg::1", "example.com"])
+      expect([text, parseIpv6Literal(text)]).toEqual([text, undefined]);
   });
 });
 
@@ -59,7 +78,8 @@ function candidates(count: number): string[] {
     if (compressed) groups.splice(next(groups.length + 1), 0, "");
     if (next(9) === 0) groups.splice(next(groups.length + 1), 0, "");
     let text = groups.join(":");
-    if (next(4) === 0) text += `${next(2) === 0 ? ":" : ""}${[octet(), octet(), octet(), octet()].slice(0, 3 + next(2)).join(".")}`;
+    if (next(4) === 0)
+      text += `${next(2) === 0 ? ":" : ""}${[octet(), octet(), octet(), octet()].slice(0, 3 + next(2)).join(".")}`;
     texts.push(text);
   }
   return texts;
@@ -67,7 +87,26 @@ function candidates(count: number): string[] {
 
 describe("isIpv6Text", () => {
   it("accepts exactly what node:net's isIPv6 accepts, so the contract needs no node: import", () => {
-    const edges = ["::", "::1", "1::", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "1:2:3:4:5:6:7::8", "::ffff:1.2.3.4", "1::1.2.3.4", "1.2.3.4::", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4", "::01.2.3.4", ":1::", ":::", "1:::2", "::1::", "12345::", ""];
+    const edges = [
+      "::",
+      "::1",
+      "1::",
+      "1:2:3:4:5:6:7:8",
+      "1:2:3:4:5:6:7::",
+      "1:2:3:4:5:6:7::8",
+      "::ffff:1.2.3.4",
+      "1::1.2.3.4",
+      "1.2.3.4::",
+      "1:2:3:4:5:6:1.2.3.4",
+      "1:2:3:4:5:6:7:1.2.3.4",
+      "::01.2.3.4",
+      ":1::",
+      ":::",
+      "1:::2",
+      "::1::",
+      "12345::",
+      "",
+    ];
     const texts = [...edges, ...candidates(20_000)];
     const disagreements = texts.filter((text) => isIpv6Text(text) !== isIPv6(text));
     expect(disagreements).toEqual([]);

@@ -29,7 +29,18 @@ async function readBack(text: string) {
 
 describe("the policy file between the control plane and the tools", () => {
   it("reads back exactly what the control plane writes", async () => {
-    const policy = normalizePolicy({ read: ["/srv/data"], net: ["*.example.com:443"], run: ["git", "npm"], env: ["CI"], deny: { net: ["evil.example.com"] }, prompt: true, mode: "audit" }, { dataDir: "/var/lib/workcell" });
+    const policy = normalizePolicy(
+      {
+        read: ["/srv/data"],
+        net: ["*.example.com:443"],
+        run: ["git", "npm"],
+        env: ["CI"],
+        deny: { net: ["evil.example.com"] },
+        prompt: true,
+        mode: "audit",
+      },
+      { dataDir: "/var/lib/workcell" },
+    );
     const approvals = { ...approvalDefaults(), tools: ["shell"], dangerousGit: false };
     const runDir = path.join(base, "run");
     await writePolicyFile(runDir, policy, approvals);
@@ -45,7 +56,15 @@ describe("the policy file between the control plane and the tools", () => {
     const wide = { ...defaultPolicyFile(), net: true, run: true, env: true, mode: "audit" };
     const { run: _run, ...withoutRun } = wide;
     const { deny: _deny, ...withoutDeny } = wide;
-    const malformed = ["{ not json", "{}", "null", JSON.stringify(withoutRun), JSON.stringify(withoutDeny), JSON.stringify({ ...wide, run: "yes" }), JSON.stringify({ ...wide, mode: "permissive" })];
+    const malformed = [
+      "{ not json",
+      "{}",
+      "null",
+      JSON.stringify(withoutRun),
+      JSON.stringify(withoutDeny),
+      JSON.stringify({ ...wide, run: "yes" }),
+      JSON.stringify({ ...wide, mode: "permissive" }),
+    ];
     for (const text of malformed) {
       const policy = await readBack(text);
       expect([text, policy]).toEqual([text, lockedDownPolicyFile()]);

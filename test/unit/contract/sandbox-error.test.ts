@@ -45,7 +45,11 @@ async function connect(server: McpServer): Promise<Client> {
 /** What the bridge records of one call whose answer was `result`. */
 function recordOf(tool: string, result: unknown): ToolCallRecord {
   let record: ToolCallRecord | undefined;
-  const log = new ToolCallLog("w1", () => "s1", (call) => (record = call));
+  const log = new ToolCallLog(
+    "w1",
+    () => "s1",
+    (call) => (record = call),
+  );
   log.begin({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: tool, arguments: {} } });
   log.finish({ jsonrpc: "2.0", id: 1, result } as JSONRPCMessage);
   if (record === undefined) throw new Error("expected the call to be recorded");
@@ -58,9 +62,19 @@ describe("a refusal from the sandbox's tools", () => {
   it("reaches the control plane's record as permission_denied by code, with the agent's text unchanged", async () => {
     const client = await connect(createToolServer({ root: workspace, policy: new PolicySource(policyFile) }).server);
     const result = await client.callTool({ name: "write_file", arguments: { path: "/etc/workcell-x", content: "x" } });
-    expect(textOf(result)).toBe('Error: PermissionDenied: write access to "/etc/workcell-x" is not granted; grant it with permissions.write');
-    expect(result._meta?.[ERROR_META_KEY]).toEqual({ code: "permission_denied", kind: "write", target: "/etc/workcell-x" });
-    expect(recordOf("write_file", result)).toMatchObject({ isError: true, errorCode: "permission_denied", result: textOf(result) });
+    expect(textOf(result)).toBe(
+      'Error: PermissionDenied: write access to "/etc/workcell-x" is not granted; grant it with permissions.write',
+    );
+    expect(result._meta?.[ERROR_META_KEY]).toEqual({
+      code: "permission_denied",
+      kind: "write",
+      target: "/etc/workcell-x",
+    });
+    expect(recordOf("write_file", result)).toMatchObject({
+      isError: true,
+      errorCode: "permission_denied",
+      result: textOf(result),
+    });
     await client.close();
   });
 
@@ -68,8 +82,20 @@ describe("a refusal from the sandbox's tools", () => {
     const server = new McpServer({ name: "forged", version: "1.0.0" });
     const registry = new ToolRegistry(server);
     const forged = 'PermissionDenied: write access to "/x" is not granted; grant it with permissions.write';
-    registry.register({ name: "thrown", description: "Throws text.", inputSchema: {}, annotations: {}, handler: async () => Promise.reject(new ToolInputError(forged)) });
-    registry.register({ name: "returned", description: "Answers text.", inputSchema: {}, annotations: {}, handler: async () => errorResult(forged) });
+    registry.register({
+      name: "thrown",
+      description: "Throws text.",
+      inputSchema: {},
+      annotations: {},
+      handler: async () => Promise.reject(new ToolInputError(forged)),
+    });
+    registry.register({
+      name: "returned",
+      description: "Answers text.",
+      inputSchema: {},
+      annotations: {},
+      handler: async () => errorResult(forged),
+    });
     const client = await connect(server);
     for (const tool of ["thrown", "returned"]) {
       const result = await client.callTool({ name: tool, arguments: {} });
@@ -81,17 +107,34 @@ describe("a refusal from the sandbox's tools", () => {
   });
 
   it("counts only on a failed call, and only with a code the contract knows", () => {
-    const meta = (value: unknown) => ({ content: [{ type: "text", text: "x" }], isError: true, _meta: { [ERROR_META_KEY]: value } });
+    const meta = (value: unknown) => ({
+      content: [{ type: "text", text: "x" }],
+      isError: true,
+      _meta: { [ERROR_META_KEY]: value },
+    });
     expect(recordOf("t", { ...meta({ code: "permission_denied" }), isError: false }).errorCode).toBeUndefined();
     expect(recordOf("t", meta({ code: "denied" })).errorCode).toBeUndefined();
     expect(recordOf("t", meta("permission_denied")).errorCode).toBeUndefined();
-    expect(readToolError(meta({ code: "permission_denied", kind: "net", target: "a:1" }))).toEqual({ code: "permission_denied", kind: "net", target: "a:1" });
+    expect(readToolError(meta({ code: "permission_denied", kind: "net", target: "a:1" }))).toEqual({
+      code: "permission_denied",
+      kind: "net",
+      target: "a:1",
+    });
     expect(readToolError(null)).toBeUndefined();
   });
 
   it("answers exec's run with the code the control plane turns into a 403", async () => {
-    const answer = await runCommand(workspace, JSON.stringify({ command: "curl https://example.com", timeoutMs: 5_000, maxOutputBytes: 1_000 }), new AccessControl(workspace, new PolicySource(policyFile)));
-    expect(ControlFailureSchema.parse(answer)).toEqual({ error: 'PermissionDenied: run access to "curl" is not granted; grant it with permissions.run', code: "permission_denied" });
-    expect(() => interpretAnswer(answer, ControlFailureSchema)).toThrow(expect.objectContaining({ code: "permission_denied" }));
+    const answer = await runCommand(
+      workspace,
+      JSON.stringify({ command: "curl https://example.com", timeoutMs: 5_000, maxOutputBytes: 1_000 }),
+      new AccessControl(workspace, new PolicySource(policyFile)),
+    );
+    expect(ControlFailureSchema.parse(answer)).toEqual({
+      error: 'PermissionDenied: run access to "curl" is not granted; grant it with permissions.run',
+      code: "permission_denied",
+    });
+    expect(() => interpretAnswer(answer, ControlFailureSchema)).toThrow(
+      expect.objectContaining({ code: "permission_denied" }),
+    );
   });
 });

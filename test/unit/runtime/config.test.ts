@@ -5,12 +5,20 @@ import { DEFAULT_REPO_POOL_SIZE, loadConfig } from "../../../runtime/config/conf
 describe("loadConfig", () => {
   it("uses secure defaults: loopback, port 7070, ./.workcell", () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ host: "127.0.0.1", port: 7070, dataDir: path.resolve(".workcell"), token: undefined });
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 7070,
+      dataDir: path.resolve(".workcell"),
+      token: undefined,
+    });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it("reads the environment and lets explicit overrides win", () => {
-    const config = loadConfig({ WORKCELL_PORT: "8080", WORKCELL_HOST: "0.0.0.0", WORKCELL_DATA_DIR: "/var/wc" }, { port: 9090 });
+    const config = loadConfig(
+      { WORKCELL_PORT: "8080", WORKCELL_HOST: "0.0.0.0", WORKCELL_DATA_DIR: "/var/wc" },
+      { port: 9090 },
+    );
     expect(config).toMatchObject({ host: "0.0.0.0", port: 9090, dataDir: "/var/wc" });
   });
 
@@ -38,7 +46,9 @@ describe("loadConfig", () => {
   });
 
   it("refuses a WORKCELL_POOL_REPOS entry with a bad size or listed twice, naming the entry", () => {
-    expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app=0" })).toThrow(/WORKCELL_POOL_REPOS: "\/srv\/app=0" is not PATH or PATH=SIZE with SIZE from 1 to 64/);
+    expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app=0" })).toThrow(
+      /WORKCELL_POOL_REPOS: "\/srv\/app=0" is not PATH or PATH=SIZE with SIZE from 1 to 64/,
+    );
     expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app=65" })).toThrow(/SIZE from 1 to 64/);
     expect(() => loadConfig({ WORKCELL_POOL_REPOS: "/srv/app,/srv/app/=3" })).toThrow(/\/srv\/app is listed twice/);
   });

@@ -1,11 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { buildContainerSpec, CONTAINER_CAPABILITIES, LABEL_INSTANCE, LABEL_SPEC, LABEL_WORKER, sandboxUser, type SpecOptions } from "../../../runtime/docker/container-spec.js";
+import {
+  buildContainerSpec,
+  CONTAINER_CAPABILITIES,
+  LABEL_INSTANCE,
+  LABEL_SPEC,
+  LABEL_WORKER,
+  sandboxUser,
+  type SpecOptions,
+} from "../../../runtime/docker/container-spec.js";
 import { SANDBOX_USER_HELPER, SANDBOX_USER_VAR } from "../../../contract/container.js";
 import { TOOLS_SNAPSHOT } from "../../../runtime/workers/in-container.js";
 import { sampleWorker } from "./fixtures.js";
 
 describe("buildContainerSpec", () => {
-  const spec = buildContainerSpec(sampleWorker({ env: { FOO: "bar" } }), { instance: "inst", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/data/workers/0a1b2c3d/run", hidden: [] });
+  const spec = buildContainerSpec(sampleWorker({ env: { FOO: "bar" } }), {
+    instance: "inst",
+    user: { uid: 1000, gid: 1000 },
+    hostCpus: 2,
+    runDir: "/data/workers/0a1b2c3d/run",
+    hidden: [],
+  });
 
   it("has no network and runs its main command as the non-root sandbox user, through the image's helper", () => {
     expect(spec.networkMode).toBe("none");
@@ -39,14 +53,21 @@ describe("buildContainerSpec", () => {
   it("under gVisor caps the sandbox's processes with RLIMIT_NPROC instead of the engine's PID limit", () => {
     const options = { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] };
     const resources = { cpus: 1, memoryMb: 512, pids: 64, tmpMb: 64, diskMb: 1024 };
-    expect(buildContainerSpec(sampleWorker({ runtime: "runsc", resources }), options)).toMatchObject({ pids: 0, maxUserProcesses: 64, runtime: "runsc" });
+    expect(buildContainerSpec(sampleWorker({ runtime: "runsc", resources }), options)).toMatchObject({
+      pids: 0,
+      maxUserProcesses: 64,
+      runtime: "runsc",
+    });
     const underRunc = buildContainerSpec(sampleWorker({ runtime: "runc", resources }), options);
     expect(underRunc.pids).toBe(64);
     expect(underRunc.maxUserProcesses).toBeUndefined();
   });
 
   it("never asks for more CPUs than the engine has", () => {
-    const big = buildContainerSpec(sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64, diskMb: 1024 } }), { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] });
+    const big = buildContainerSpec(
+      sampleWorker({ resources: { cpus: 8, memoryMb: 512, pids: 64, tmpMb: 64, diskMb: 1024 } }),
+      { instance: "i", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/r", hidden: [] },
+    );
     expect(big.cpus).toBe(2);
   });
 });
@@ -59,7 +80,13 @@ describe("sandboxUser", () => {
 });
 
 describe("the identity of a worker's container", () => {
-  const options: SpecOptions = { instance: "test", user: { uid: 1000, gid: 1000 }, hostCpus: 2, runDir: "/data/workers/0a1b2c3d/run", hidden: [] };
+  const options: SpecOptions = {
+    instance: "test",
+    user: { uid: 1000, gid: 1000 },
+    hostCpus: 2,
+    runDir: "/data/workers/0a1b2c3d/run",
+    hidden: [],
+  };
 
   it("starts as root holding only the capabilities that switch users", () => {
     const spec = buildContainerSpec(sampleWorker(), options);
@@ -70,7 +97,15 @@ describe("the identity of a worker's container", () => {
 
   it("runs the egress forwarder as the sandbox user too", () => {
     const proxied = sampleWorker({ permissions: { ...sampleWorker().permissions, net: ["example.com"] } });
-    expect(buildContainerSpec(proxied, { ...options, user: { uid: 1234, gid: 50 } }).command).toEqual([SANDBOX_USER_HELPER, "1234", "50", "node", "--snapshot-blob", TOOLS_SNAPSHOT, "forward"]);
+    expect(buildContainerSpec(proxied, { ...options, user: { uid: 1234, gid: 50 } }).command).toEqual([
+      SANDBOX_USER_HELPER,
+      "1234",
+      "50",
+      "node",
+      "--snapshot-blob",
+      TOOLS_SNAPSHOT,
+      "forward",
+    ]);
   });
 
   it("names the sandbox user for workcell's own programs last, so a worker's env cannot rename it", () => {

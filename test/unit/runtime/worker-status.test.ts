@@ -34,26 +34,45 @@ describe("deriveStatus", () => {
   });
 
   it("is stopped when the operator stopped it, whatever the container says", () => {
-    expect(deriveStatus(sampleWorker({ desired: "stopped" }), container({ running: false, exitCode: 137 }))).toEqual({ status: "stopped" });
+    expect(deriveStatus(sampleWorker({ desired: "stopped" }), container({ running: false, exitCode: 137 }))).toEqual({
+      status: "stopped",
+    });
   });
 });
 
 describe("refreshStatus with a deadline", () => {
-  const driverWith = (inspect: () => Promise<ContainerState | undefined>) => ({ inspect }) as unknown as ContainerDriver;
+  const driverWith = (inspect: () => Promise<ContainerState | undefined>) =>
+    ({ inspect }) as unknown as ContainerDriver;
 
   it("answers the stored worker when the engine does not answer in time", async () => {
     const worker = { ...sampleWorker(), containerId: "c", status: "running" as const };
-    expect(await refreshStatus(driverWith(() => new Promise(() => undefined)), worker, 20)).toBe(worker);
+    expect(
+      await refreshStatus(
+        driverWith(() => new Promise(() => undefined)),
+        worker,
+        20,
+      ),
+    ).toBe(worker);
   });
 
   it("uses the engine's answer when it comes in time", async () => {
     const worker = { ...sampleWorker(), containerId: "c", status: "running" as const };
-    const refreshed = await refreshStatus(driverWith(async () => container({ running: false, exitCode: 1 })), worker, 5_000);
+    const refreshed = await refreshStatus(
+      driverWith(async () => container({ running: false, exitCode: 1 })),
+      worker,
+      5_000,
+    );
     expect(refreshed.status).toBe("failed");
   });
 
   it("still reports an engine error that is not a timeout", async () => {
     const worker = { ...sampleWorker(), containerId: "c" };
-    await expect(refreshStatus(driverWith(() => Promise.reject(new Error("engine said no"))), worker, 5_000)).rejects.toThrow("engine said no");
+    await expect(
+      refreshStatus(
+        driverWith(() => Promise.reject(new Error("engine said no"))),
+        worker,
+        5_000,
+      ),
+    ).rejects.toThrow("engine said no");
   });
 });

@@ -34,7 +34,9 @@ function run(args: readonly string[]) {
 /** The id and capability lines of a /proc/<pid>/status. */
 function identity(status: string): Record<string, string> {
   const lines = status.split("\n").filter((line) => /^(Uid|Gid|Groups|CapPrm|CapEff|CapBnd|CapAmb):/.test(line));
-  return Object.fromEntries(lines.map((line) => line.split(":").map((part) => part.trim().replace(/\s+/g, " ")) as [string, string]));
+  return Object.fromEntries(
+    lines.map((line) => line.split(":").map((part) => part.trim().replace(/\s+/g, " ")) as [string, string]),
+  );
 }
 
 const sandbox = {
@@ -49,7 +51,15 @@ const sandbox = {
 
 describe.skipIf(!hasGcc)("workcell-sandbox-user", () => {
   it("refuses root, negative, signed and non-numeric ids, and says what it expected", () => {
-    for (const [uid, gid] of [["0", "1000"], ["1000", "0"], ["-1", "1000"], ["+5", "1000"], ["abc", "1000"], ["1000", ""], ["4294967295", "1000"]]) {
+    for (const [uid, gid] of [
+      ["0", "1000"],
+      ["1000", "0"],
+      ["-1", "1000"],
+      ["+5", "1000"],
+      ["abc", "1000"],
+      ["1000", ""],
+      ["4294967295", "1000"],
+    ]) {
       const result = run([uid ?? "", gid ?? "", "true"]);
       expect(result.status).toBe(126);
       expect(result.stderr).toMatch(/must be a decimal id other than 0; got "/);
@@ -71,23 +81,31 @@ describe.skipIf(!hasGcc)("workcell-sandbox-user", () => {
     expect(identity(result.stdout)).toEqual(sandbox);
   });
 
-  it.skipIf(!isRoot)("started by a process that switched only its effective ids (the tools server), leaves it no way back either", () => {
-    const script = [
-      "const { spawnSync } = require('node:child_process');",
-      "process.setgroups([1000]); process.setegid(1000); process.seteuid(1000);",
-      "const own = require('node:fs').readFileSync('/proc/self/status', 'utf8');",
-      "const child = spawnSync(process.argv[1], ['1000', '1000', 'cat', '/proc/self/status'], { encoding: 'utf8' });",
-      "process.stdout.write(JSON.stringify({ own, child: child.stdout, status: child.status, stderr: child.stderr }));",
-    ].join("\n");
-    const result = spawnSync(process.execPath, ["-e", script, helper], { encoding: "utf8" });
-    const { own, child, status, stderr } = JSON.parse(result.stdout) as { own: string; child: string; status: number; stderr: string };
-    // The server itself: real and saved uid 0, effective the sandbox user's, no effective capability.
-    expect(identity(own)).toMatchObject({ Uid: "0 1000 0 1000", Gid: "0 1000 0 1000", CapEff: "0000000000000000" });
-    expect(identity(own).CapBnd).not.toBe("0000000000000000");
-    expect(stderr).toBe("");
-    expect(status).toBe(0);
-    expect(identity(child)).toEqual(sandbox);
-  });
+  it.skipIf(!isRoot)(
+    "started by a process that switched only its effective ids (the tools server), leaves it no way back either",
+    () => {
+      const script = [
+        "const { spawnSync } = require('node:child_process');",
+        "process.setgroups([1000]); process.setegid(1000); process.seteuid(1000);",
+        "const own = require('node:fs').readFileSync('/proc/self/status', 'utf8');",
+        "const child = spawnSync(process.argv[1], ['1000', '1000', 'cat', '/proc/self/status'], { encoding: 'utf8' });",
+        "process.stdout.write(JSON.stringify({ own, child: child.stdout, status: child.status, stderr: child.stderr }));",
+      ].join("\n");
+      const result = spawnSync(process.execPath, ["-e", script, helper], { encoding: "utf8" });
+      const { own, child, status, stderr } = JSON.parse(result.stdout) as {
+        own: string;
+        child: string;
+        status: number;
+        stderr: string;
+      };
+      // The server itself: real and saved uid 0, effective the sandbox user's, no effective capability.
+      expect(identity(own)).toMatchObject({ Uid: "0 1000 0 1000", Gid: "0 1000 0 1000", CapEff: "0000000000000000" });
+      expect(identity(own).CapBnd).not.toBe("0000000000000000");
+      expect(stderr).toBe("");
+      expect(status).toBe(0);
+      expect(identity(child)).toEqual(sandbox);
+    },
+  );
 
   it.skipIf(!isRoot)("run by the sandbox user, cannot switch to any other user", () => {
     const result = run(["1000", "1000", helper, "1001", "1001", "id", "-u"]);

@@ -30,17 +30,26 @@ async function readConfig(): Promise<Record<string, unknown>> {
 describe("register-runtime.mjs", () => {
   it("creates daemon.json with the runtime entry when there is none", async () => {
     expect(await register(...RUNSC)).toBe("changed");
-    expect(await readConfig()).toEqual({ runtimes: { runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--network=none", "--host-uds=open"] } } });
+    expect(await readConfig()).toEqual({
+      runtimes: { runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--network=none", "--host-uds=open"] } },
+    });
   });
 
   it("keeps every other key and runtime, and the file's mode", async () => {
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ "log-level": "warn", "userns-remap": "default", runtimes: { kata: { path: "/usr/bin/kata" } } }), { mode: 0o600 });
+    await writeFile(
+      file,
+      JSON.stringify({ "log-level": "warn", "userns-remap": "default", runtimes: { kata: { path: "/usr/bin/kata" } } }),
+      { mode: 0o600 },
+    );
     expect(await register(...RUNSC)).toBe("changed");
     expect(await readConfig()).toEqual({
       "log-level": "warn",
       "userns-remap": "default",
-      runtimes: { kata: { path: "/usr/bin/kata" }, runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--network=none", "--host-uds=open"] } },
+      runtimes: {
+        kata: { path: "/usr/bin/kata" },
+        runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--network=none", "--host-uds=open"] },
+      },
     });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
@@ -54,19 +63,30 @@ describe("register-runtime.mjs", () => {
 
   it("adds only the flags an existing entry lacks, keeping its path and its own values", async () => {
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ runtimes: { runsc: { path: "/opt/runsc", runtimeArgs: ["--network=sandbox", "--debug"] } } }));
+    await writeFile(
+      file,
+      JSON.stringify({ runtimes: { runsc: { path: "/opt/runsc", runtimeArgs: ["--network=sandbox", "--debug"] } } }),
+    );
     const { stdout, stderr } = await run(process.execPath, [SCRIPT, file, ...RUNSC]);
     expect(stdout.trim()).toBe("changed");
     expect(stderr).toMatch(/keeps its own --network=sandbox/);
-    expect(await readConfig()).toEqual({ runtimes: { runsc: { path: "/opt/runsc", runtimeArgs: ["--network=sandbox", "--debug", "--host-uds=open"] } } });
+    expect(await readConfig()).toEqual({
+      runtimes: { runsc: { path: "/opt/runsc", runtimeArgs: ["--network=sandbox", "--debug", "--host-uds=open"] } },
+    });
   });
 
   it("refuses a file that is not a JSON object and leaves it untouched", async () => {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, "{ not json");
-    await expect(register(...RUNSC)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/is not valid JSON.*Nothing was changed/) });
+    await expect(register(...RUNSC)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/is not valid JSON.*Nothing was changed/),
+    });
     expect(await readFile(file, "utf8")).toBe("{ not json");
     await writeFile(file, "[]");
-    await expect(register(...RUNSC)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/must hold a JSON object; it holds an array/) });
+    await expect(register(...RUNSC)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/must hold a JSON object; it holds an array/),
+    });
   });
 });

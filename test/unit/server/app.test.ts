@@ -19,7 +19,10 @@ import { createWorkers } from "../../../runtime/workers/create-workers.js";
 
 const TOKEN = "unit-test-token-0123456789";
 const IMAGE = "workcell-sandbox:in-memory";
-const ENGINE = { runtimes: ["runc", "runsc"], runtimeDetails: { runsc: { path: "/usr/bin/runsc", args: ["--network=none", "--host-uds=open"] } } };
+const ENGINE = {
+  runtimes: ["runc", "runsc"],
+  runtimeDetails: { runsc: { path: "/usr/bin/runsc", args: ["--network=none", "--host-uds=open"] } },
+};
 
 /** The app over real workers on the in-memory engine and store, as the control plane builds it. */
 async function makePlane(engine: { info?: () => Promise<EngineInfo> } = {}) {
@@ -66,7 +69,11 @@ afterEach(async () => {
   for (const dir of dataDirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-const headers = (extra: Record<string, string> = {}) => ({ host: "127.0.0.1:7070", authorization: `Bearer ${TOKEN}`, ...extra });
+const headers = (extra: Record<string, string> = {}) => ({
+  host: "127.0.0.1:7070",
+  authorization: `Bearer ${TOKEN}`,
+  ...extra,
+});
 
 describe("control plane HTTP guards", () => {
   it("serves /health without a token", async () => {
@@ -78,8 +85,12 @@ describe("control plane HTTP guards", () => {
   it("says on /health which runtime workers get: runsc when the engine offers it", async () => {
     const response = await (await makeApp()).request("/health", { headers: { host: "127.0.0.1:7070" } });
     const body = (await response.json()) as { docker: { runtime: { exceptions: string[] } } };
-    expect(body).toMatchObject({ docker: { runtime: { runtime: "runsc", source: "default", offered: ["runc", "runsc"] } } });
-    expect(body.docker.runtime.exceptions).toEqual([expect.stringMatching(/^workers with net: true run under runc: .*--network=none/)]);
+    expect(body).toMatchObject({
+      docker: { runtime: { runtime: "runsc", source: "default", offered: ["runc", "runsc"] } },
+    });
+    expect(body.docker.runtime.exceptions).toEqual([
+      expect.stringMatching(/^workers with net: true run under runc: .*--network=none/),
+    ]);
   });
 
   it("reports an unreachable engine on /health with 503 and the fix", async () => {
@@ -93,14 +104,22 @@ describe("control plane HTTP guards", () => {
     const missing = await (await makeApp()).request("/v1/workers", { headers: { host: "127.0.0.1:7070" } });
     expect(missing.status).toBe(401);
     expect(await missing.json()).toMatchObject({ error: { code: "unauthorized" } });
-    const wrong = await (await makeApp()).request("/v1/workers", { headers: headers({ authorization: "Bearer guess-guess-guess" }) });
+    const wrong = await (
+      await makeApp()
+    ).request("/v1/workers", { headers: headers({ authorization: "Bearer guess-guess-guess" }) });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).not.toContain("guess-guess-guess");
   });
 
   it("names the Bearer scheme in WWW-Authenticate on every 401, the MCP endpoints' included", async () => {
     for (const route of ["/v1/workers", "/v1/mcp", "/v1/workers/0a1b2c3d/mcp"]) {
-      const response = await (await makeApp()).request(route, { method: "POST", headers: { host: "127.0.0.1:7070", "content-type": "application/json" }, body: "{}" });
+      const response = await (
+        await makeApp()
+      ).request(route, {
+        method: "POST",
+        headers: { host: "127.0.0.1:7070", "content-type": "application/json" },
+        body: "{}",
+      });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe('Bearer realm="workcell"');
     }
@@ -115,7 +134,9 @@ describe("control plane HTTP guards", () => {
   });
 
   it("refuses a foreign Host header (DNS rebinding) with 403", async () => {
-    const response = await (await makeApp()).request("/v1/workers", { headers: headers({ host: "evil.example:7070" }) });
+    const response = await (
+      await makeApp()
+    ).request("/v1/workers", { headers: headers({ host: "evil.example:7070" }) });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: "permission_denied" } });
   });
@@ -126,7 +147,14 @@ describe("control plane HTTP guards", () => {
   });
 
   it("refuses every Origin but its own with 403, even on /health", async () => {
-    for (const origin of ["http://evil.example:7070", "http://127.0.0.1", "https://127.0.0.1:7070", "http://127.0.0.1:7071", "null", "http://127.0.0.1:7070/x"]) {
+    for (const origin of [
+      "http://evil.example:7070",
+      "http://127.0.0.1",
+      "https://127.0.0.1:7070",
+      "http://127.0.0.1:7071",
+      "null",
+      "http://127.0.0.1:7070/x",
+    ]) {
       const response = await (await makeApp()).request("/health", { headers: { host: "127.0.0.1:7070", origin } });
       expect(response.status, origin).toBe(403);
     }
@@ -141,7 +169,11 @@ describe("control plane HTTP guards", () => {
 
   it("rejects an invalid body with 400 naming the field, before doing anything", async () => {
     const { app, store, driver } = await makePlane();
-    const response = await app.request("/v1/workers", { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify({ repo: 42 }) });
+    const response = await app.request("/v1/workers", {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ repo: 42 }),
+    });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("invalid_input");
@@ -156,28 +188,68 @@ describe("control plane HTTP guards", () => {
     dataDirs.push(repo);
     await mkdir(repo);
     await writeFile(path.join(repo, "README.md"), "# demo\n");
-    const env = { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.invalid" };
-    for (const args of [["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "initial"]]) execFileSync("git", args, { cwd: repo, env });
-    const created = await app.request("/v1/workers", { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify({ repo }) });
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: "T",
+      GIT_AUTHOR_EMAIL: "t@example.invalid",
+      GIT_COMMITTER_NAME: "T",
+      GIT_COMMITTER_EMAIL: "t@example.invalid",
+    };
+    for (const args of [
+      ["init", "-q", "-b", "main"],
+      ["add", "."],
+      ["commit", "-qm", "initial"],
+    ])
+      execFileSync("git", args, { cwd: repo, env });
+    const created = await app.request("/v1/workers", {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ repo }),
+    });
     expect(created.status).toBe(201);
     const worker = (await created.json()) as { id: string; status: string; mcpUrl: string };
     expect(worker).toMatchObject({ status: "running", mcpUrl: `http://127.0.0.1:7070/v1/workers/${worker.id}/mcp` });
-    expect((await app.request(`/v1/workers/${worker.id}/stop`, { method: "POST", headers: headers() })).status).toBe(200);
-    const refused = await app.request(`/v1/workers/${worker.id}/exec`, { method: "POST", headers: headers({ "content-type": "application/json" }), body: JSON.stringify({ command: ["true"] }) });
+    expect((await app.request(`/v1/workers/${worker.id}/stop`, { method: "POST", headers: headers() })).status).toBe(
+      200,
+    );
+    const refused = await app.request(`/v1/workers/${worker.id}/exec`, {
+      method: "POST",
+      headers: headers({ "content-type": "application/json" }),
+      body: JSON.stringify({ command: ["true"] }),
+    });
     expect(refused.status).toBe(409);
-    expect(await refused.json()).toMatchObject({ error: { code: "conflict", message: `Worker ${worker.id} is stopped, not running. Start it first. (POST /v1/workers/${worker.id}/start)` } });
+    expect(await refused.json()).toMatchObject({
+      error: {
+        code: "conflict",
+        message: `Worker ${worker.id} is stopped, not running. Start it first. (POST /v1/workers/${worker.id}/start)`,
+      },
+    });
   });
 
   it("rejects unknown fields and malformed JSON with 400", async () => {
-    const unknown = await (await makeApp()).request("/v1/workers", { method: "POST", headers: headers(), body: JSON.stringify({ repo: "/x", colour: "red" }) });
+    const unknown = await (
+      await makeApp()
+    ).request("/v1/workers", {
+      method: "POST",
+      headers: headers(),
+      body: JSON.stringify({ repo: "/x", colour: "red" }),
+    });
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(await unknown.json())).toMatch(/colour/);
-    const malformed = await (await makeApp()).request("/v1/workers", { method: "POST", headers: headers(), body: "{not json" });
+    const malformed = await (
+      await makeApp()
+    ).request("/v1/workers", { method: "POST", headers: headers(), body: "{not json" });
     expect(malformed.status).toBe(400);
   });
 
   it("caps request bodies with 413", async () => {
-    const response = await (await makeApp()).request("/v1/workers", { method: "POST", headers: headers({ "content-length": "5000" }), body: JSON.stringify({ repo: `/${"x".repeat(5000)}` }) });
+    const response = await (
+      await makeApp()
+    ).request("/v1/workers", {
+      method: "POST",
+      headers: headers({ "content-length": "5000" }),
+      body: JSON.stringify({ repo: `/${"x".repeat(5000)}` }),
+    });
     expect(response.status).toBe(413);
     expect(await response.json()).toMatchObject({ error: { code: "payload_too_large" } });
   });

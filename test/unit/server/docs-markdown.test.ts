@@ -4,7 +4,11 @@ import { DOCS_PAGE } from "../../../server/docs-page.js";
 
 describe("tokenizeInlineMarkdown", () => {
   it("splits code, strong, emphasis and links from the text around them", () => {
-    expect(tokenizeInlineMarkdown("Each message has `id` = seq and **must** be *read*; see [the spec](https://example.com/spec).")).toEqual([
+    expect(
+      tokenizeInlineMarkdown(
+        "Each message has `id` = seq and **must** be *read*; see [the spec](https://example.com/spec).",
+      ),
+    ).toEqual([
       { kind: "text", text: "Each message has " },
       { kind: "code", text: "id" },
       { kind: "text", text: " = seq and " },

@@ -23,7 +23,14 @@ function makeApp() {
   } as unknown as AppDeps);
 }
 
-async function fetchDocument(): Promise<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>> } & Record<string, unknown>> {
+async function fetchDocument(): Promise<
+  {
+    paths: Record<
+      string,
+      Record<string, { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> } }>
+    >;
+  } & Record<string, unknown>
+> {
   const response = await makeApp().request("/openapi.json", { headers: HOST });
   expect(response.status).toBe(200);
   return response.json();
@@ -44,9 +51,12 @@ describe("GET /openapi.json", () => {
     for (const route of makeApp().routes) {
       if (route.method !== "ALL") served.add(`${route.method.toLowerCase()} ${route.path}`);
       // app.all handlers (the MCP endpoints) answer POST, GET and DELETE; other ALL entries are middleware.
-      else if (route.path.endsWith("/mcp")) for (const method of ["post", "get", "delete"]) served.add(`${method} ${route.path}`);
+      else if (route.path.endsWith("/mcp"))
+        for (const method of ["post", "get", "delete"]) served.add(`${method} ${route.path}`);
     }
-    const documented = new Set(Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`)));
+    const documented = new Set(
+      Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`)),
+    );
     const servedAsOpenApi = new Set([...served].map((entry) => toOpenApiPath(entry)));
     expect([...servedAsOpenApi].filter((entry) => !documented.has(entry))).toEqual([]);
     expect([...documented].filter((entry) => !servedAsOpenApi.has(entry))).toEqual([]);
@@ -57,7 +67,9 @@ describe("GET /openapi.json", () => {
     const document = await fetchDocument();
     const create = document.paths["/v1/workers"]?.post?.requestBody?.content["application/json"]?.schema;
     expect(create).toMatchObject({ type: "object", additionalProperties: false, required: ["repo"] });
-    const exec = document.paths["/v1/workers/{id}/exec"]?.post?.requestBody?.content["application/json"]?.schema as { properties: Record<string, unknown> };
+    const exec = document.paths["/v1/workers/{id}/exec"]?.post?.requestBody?.content["application/json"]?.schema as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(exec.properties)).toContain("command");
   });
 
@@ -65,7 +77,11 @@ describe("GET /openapi.json", () => {
     const withGate = sampleWorker({
       env: { SECRET: "x" },
       agent: { command: ["node", "agent.js"], env: { KEY: "v" } },
-      gate: { task: { status: "finished", summary: "fixed", at: "2026-01-01T00:00:00.000Z" }, validatedTree: null, failures: 2 },
+      gate: {
+        task: { status: "finished", summary: "fixed", at: "2026-01-01T00:00:00.000Z" },
+        validatedTree: null,
+        failures: 2,
+      },
     });
     for (const worker of [sampleWorker(), withGate]) {
       const presented = toPublicWorker(worker, "http://127.0.0.1:7070");

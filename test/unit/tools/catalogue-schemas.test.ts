@@ -20,14 +20,24 @@ function strictProblems(schema: unknown, at: string): string[] {
   const problems: string[] = [];
   const combined = ["anyOf", "oneOf"].filter((key) => Array.isArray(node[key]));
   if (Array.isArray(node.type)) problems.push(`${at} has a type array ${JSON.stringify(node.type)}`);
-  else if (typeof node.type !== "string" && combined.length === 0 && node.enum === undefined && node.const === undefined) {
+  else if (
+    typeof node.type !== "string" &&
+    combined.length === 0 &&
+    node.enum === undefined &&
+    node.const === undefined
+  ) {
     problems.push(`${at} has no type: ${JSON.stringify(node)}`);
   }
   for (const key of ["$ref", "$defs", "definitions"]) if (key in node) problems.push(`${at} uses ${key}`);
-  for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, unknown>)) problems.push(...strictProblems(property, `${at}.properties.${name}`));
+  for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, unknown>))
+    problems.push(...strictProblems(property, `${at}.properties.${name}`));
   if (node.items !== undefined) problems.push(...strictProblems(node.items, `${at}.items`));
-  if (node.additionalProperties !== undefined && node.additionalProperties !== false) problems.push(...strictProblems(node.additionalProperties, `${at}.additionalProperties`));
-  for (const key of combined) (node[key] as unknown[]).forEach((branch, index) => problems.push(...strictProblems(branch, `${at}.${key}[${index}]`)));
+  if (node.additionalProperties !== undefined && node.additionalProperties !== false)
+    problems.push(...strictProblems(node.additionalProperties, `${at}.additionalProperties`));
+  for (const key of combined)
+    (node[key] as unknown[]).forEach((branch, index) =>
+      problems.push(...strictProblems(branch, `${at}.${key}[${index}]`)),
+    );
   return problems;
 }
 
@@ -67,7 +77,16 @@ describe("the published tool schemas", () => {
     const root = mkdtempSync(join(tmpdir(), "workcell-schemas-"));
     const { registry } = createToolServer({ root });
     const context = { signal: new AbortController().signal, sendNotification: async () => undefined } as never;
-    const result = await registry.call("run_pipeline", { steps: [{ tool: "write_file", args: { path: "a.txt", content: "hi" } }, { tool: "read_file", args: { path: "a.txt" } }] }, context);
+    const result = await registry.call(
+      "run_pipeline",
+      {
+        steps: [
+          { tool: "write_file", args: { path: "a.txt", content: "hi" } },
+          { tool: "read_file", args: { path: "a.txt" } },
+        ],
+      },
+      context,
+    );
     expect(result.isError).toBeFalsy();
     expect(JSON.stringify(result.content)).toContain("hi");
   });

@@ -25,10 +25,18 @@ describe("checkGherkin", () => {
   });
 
   it("reports a scenario without steps, steps outside scenarios, stray Examples and a missing Feature", () => {
-    expect(checkGherkin("Feature: x\n  Scenario: empty\n  Scenario: ok\n    Given y\n")).toEqual([{ line: 2, message: "the Scenario starting here has no steps" }]);
+    expect(checkGherkin("Feature: x\n  Scenario: empty\n  Scenario: ok\n    Given y\n")).toEqual([
+      { line: 2, message: "the Scenario starting here has no steps" },
+    ]);
     expect(checkGherkin("Feature: x\n  Given y\n")[0]?.message).toMatch(/outside a Scenario/);
-    expect(checkGherkin("Feature: x\n  Scenario: s\n    Given y\n  Examples:\n")[0]?.message).toMatch(/Examples must follow a Scenario Outline/);
-    expect(checkGherkin("Scenario: s\n  Given y\n").map((p) => p.message)).toEqual(expect.arrayContaining(["Scenario before any Feature", "no Feature: line"]));
-    expect(checkGherkin('Feature: x\n  Scenario: s\n    Given y\n    """\n    text\n')[0]?.message).toMatch(/never closed/);
+    expect(checkGherkin("Feature: x\n  Scenario: s\n    Given y\n  Examples:\n")[0]?.message).toMatch(
+      /Examples must follow a Scenario Outline/,
+    );
+    expect(checkGherkin("Scenario: s\n  Given y\n").map((p) => p.message)).toEqual(
+      expect.arrayContaining(["Scenario before any Feature", "no Feature: line"]),
+    );
+    expect(checkGherkin('Feature: x\n  Scenario: s\n    Given y\n    """\n    text\n')[0]?.message).toMatch(
+      /never closed/,
+    );
   });
 });

@@ -24,7 +24,8 @@ beforeAll(async () => {
   await client.connect(clientSide);
 });
 
-const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) => (result.content as { text: string }[])[0]?.text ?? "";
+const textOf = (result: Awaited<ReturnType<Client["callTool"]>>) =>
+  (result.content as { text: string }[])[0]?.text ?? "";
 
 describe("tool arguments", () => {
   it("refuses a misspelt field by name, with the fields the tool takes, over MCP", async () => {
@@ -37,7 +38,10 @@ describe("tool arguments", () => {
   });
 
   it("refuses it the same way in-process, and passes well-formed arguments through", async () => {
-    const refused = await registry.call("read_file", { pathx: "a", limitt: 1 }, { signal: new AbortController().signal, sendNotification: async () => undefined } as never);
+    const refused = await registry.call("read_file", { pathx: "a", limitt: 1 }, {
+      signal: new AbortController().signal,
+      sendNotification: async () => undefined,
+    } as never);
     expect(textOf(refused)).toContain('unknown fields "pathx", "limitt"; read_file takes path, offset, limit');
     const ok = await client.callTool({ name: "read_file", arguments: { path: "README.md", limit: 2 } });
     expect(textOf(ok)).toBe('{"path":"README.md","limit":2}');

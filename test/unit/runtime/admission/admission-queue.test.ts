@@ -24,7 +24,8 @@ describe("AdmissionQueue", () => {
     const order: string[] = [];
     const releases: Release[] = [];
     const first = await queue.acquire("busy");
-    for (let i = 0; i < 4; i += 1) void queue.acquire("busy").then((release) => (order.push("busy"), releases.push(release)));
+    for (let i = 0; i < 4; i += 1)
+      void queue.acquire("busy").then((release) => (order.push("busy"), releases.push(release)));
     void queue.acquire("quiet").then((release) => (order.push("quiet"), releases.push(release)));
     void queue.acquire("quiet").then((release) => (order.push("quiet"), releases.push(release)));
     first();
@@ -42,8 +43,10 @@ describe("AdmissionQueue", () => {
     const hold = await queue.acquire("old");
     const order: string[] = [];
     const releases: Release[] = [];
-    for (let i = 0; i < 2; i += 1) void queue.acquire("old").then((release) => (order.push("old"), releases.push(release)));
-    for (let i = 0; i < 2; i += 1) void queue.acquire("new").then((release) => (order.push("new"), releases.push(release)));
+    for (let i = 0; i < 2; i += 1)
+      void queue.acquire("old").then((release) => (order.push("old"), releases.push(release)));
+    for (let i = 0; i < 2; i += 1)
+      void queue.acquire("new").then((release) => (order.push("new"), releases.push(release)));
     hold();
     for (let i = 0; i < 4; i += 1) {
       await tick();
@@ -58,7 +61,10 @@ describe("AdmissionQueue", () => {
     const hold = await queue.acquire("a");
     const positions: number[] = [];
     const controller = new AbortController();
-    const withdrawn = queue.acquire("b", { signal: controller.signal }).then(() => "granted", () => "withdrawn");
+    const withdrawn = queue.acquire("b", { signal: controller.signal }).then(
+      () => "granted",
+      () => "withdrawn",
+    );
     void queue.acquire("c", { onPosition: (p) => positions.push(p) });
     expect(positions.at(-1)).toBe(2);
     controller.abort();

@@ -19,7 +19,13 @@ afterEach(async () => {
 });
 
 const hooks = { event: async () => undefined, grantForLife: async () => undefined };
-const request = (workerId: string, input: unknown = {}) => ({ workerId, kind: "tool" as const, tool: "shell", input, description: "d" });
+const request = (workerId: string, input: unknown = {}) => ({
+  workerId,
+  kind: "tool" as const,
+  tool: "shell",
+  input,
+  description: "d",
+});
 const waitFor = async (condition: () => Promise<boolean>) => {
   for (let i = 0; i < 200 && !(await condition()); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
 };
@@ -28,12 +34,17 @@ describe("ApprovalQueue", () => {
   it("lets a reviewer decide an approval the moment it is listed, while its event is still being written", async () => {
     let releaseEvent: () => void = () => undefined;
     const requested = new Promise<undefined>((resolve) => (releaseEvent = () => resolve(undefined)));
-    const slowHooks = { event: async (_workerId: string, type: string) => (type === "approval_requested" ? requested : undefined), grantForLife: async () => undefined };
+    const slowHooks = {
+      event: async (_workerId: string, type: string) => (type === "approval_requested" ? requested : undefined),
+      grantForLife: async () => undefined,
+    };
     const queue = new ApprovalQueue(store, slowHooks);
     const call = queue.request(request("w1", { path: "a.txt" }), approvalDefaults(), new AbortController().signal);
     await waitFor(async () => (await queue.list({ status: "pending" })).length === 1);
     const [listed] = await queue.list({ status: "pending" });
-    await expect(queue.decide(listed?.id ?? "", { decision: "approve" })).resolves.toMatchObject({ status: "approved" });
+    await expect(queue.decide(listed?.id ?? "", { decision: "approve" })).resolves.toMatchObject({
+      status: "approved",
+    });
     releaseEvent();
     await expect(call).resolves.toMatchObject({ decision: "approve" });
   });
@@ -43,7 +54,9 @@ describe("ApprovalQueue", () => {
     const controller = new AbortController();
     const first = queue.request(request("w1"), approvalDefaults(), controller.signal);
     void queue.request(request("w1"), approvalDefaults(), controller.signal);
-    await expect(queue.request(request("w1"), approvalDefaults(), controller.signal)).rejects.toThrow(/already has 2 approvals waiting/);
+    await expect(queue.request(request("w1"), approvalDefaults(), controller.signal)).rejects.toThrow(
+      /already has 2 approvals waiting/,
+    );
     void queue.request(request("w2"), approvalDefaults(), controller.signal);
     await waitFor(async () => (await queue.list({ status: "pending" })).length === 3);
     expect((await queue.list({ workerId: "w1" })).length).toBe(2);
@@ -60,7 +73,13 @@ describe("ApprovalQueue", () => {
 
   it("refuses an input too large to review and stores nothing", async () => {
     const queue = new ApprovalQueue(store, hooks);
-    await expect(queue.request(request("w1", { content: "x".repeat(8 * 1024 * 1024) }), approvalDefaults(), new AbortController().signal)).rejects.toThrow(/at most 65536 bytes/);
+    await expect(
+      queue.request(
+        request("w1", { content: "x".repeat(8 * 1024 * 1024) }),
+        approvalDefaults(),
+        new AbortController().signal,
+      ),
+    ).rejects.toThrow(/at most 65536 bytes/);
     expect(await store.listApprovals()).toEqual([]);
     expect((await stat(path.join(dir, "state.json")).catch(() => ({ size: 0 }))).size).toBeLessThan(10_000);
   });
@@ -80,7 +99,18 @@ describe("ApprovalQueue", () => {
 
   it("prunes decided approvals older than the age limit when it starts", async () => {
     const old = new Date(Date.now() - 10 * 24 * 60 * 60_000).toISOString();
-    await store.putApproval({ id: "ap_old", workerId: "w1", kind: "tool", tool: "shell", input: {}, description: "", status: "approved", createdAt: old, expiresAt: old, decidedAt: old });
+    await store.putApproval({
+      id: "ap_old",
+      workerId: "w1",
+      kind: "tool",
+      tool: "shell",
+      input: {},
+      description: "",
+      status: "approved",
+      createdAt: old,
+      expiresAt: old,
+      decidedAt: old,
+    });
     await new ApprovalQueue(store, hooks).abandonLeftovers();
     expect(await store.listApprovals()).toEqual([]);
   });
@@ -95,7 +125,10 @@ describe("ApprovalQueue on the in-memory store with a manual clock", () => {
     const grants: { workerId: string; permission: { kind: string; target: string } }[] = [];
     const queue = new ApprovalQueue(
       memory,
-      { event: async (_workerId, type, data) => void events.push({ type, data }), grantForLife: async (workerId, permission) => void grants.push({ workerId, permission }) },
+      {
+        event: async (_workerId, type, data) => void events.push({ type, data }),
+        grantForLife: async (workerId, permission) => void grants.push({ workerId, permission }),
+      },
       { ...limits, clock },
     );
     /** The oldest pending approval once the queue has recorded it. */
@@ -108,28 +141,61 @@ describe("ApprovalQueue on the in-memory store with a manual clock", () => {
     };
     return { clock, memory, events, grants, queue, pending };
   };
-  const permissionRequest = { workerId: "w1", kind: "permission" as const, tool: "net", input: { kind: "net", target: "pypi.org" }, description: "d", permission: { kind: "net", target: "pypi.org" } };
+  const permissionRequest = {
+    workerId: "w1",
+    kind: "permission" as const,
+    tool: "net",
+    input: { kind: "net", target: "pypi.org" },
+    description: "d",
+    permission: { kind: "net", target: "pypi.org" },
+  };
 
   it("records a request as pending with the clock's time and expiry, and answers the reviewer's approval to the waiting call", async () => {
     const { clock, queue, events, pending, memory } = setUp();
     const startMs = clock.now();
-    const call = queue.request(request("w1", { command: "make" }), { ...approvalDefaults(), timeoutMs: 600_000 }, new AbortController().signal);
+    const call = queue.request(
+      request("w1", { command: "make" }),
+      { ...approvalDefaults(), timeoutMs: 600_000 },
+      new AbortController().signal,
+    );
     const recorded = await pending();
-    expect(recorded).toMatchObject({ status: "pending", createdAt: at(startMs), expiresAt: at(startMs + 600_000), input: { command: "make" } });
+    expect(recorded).toMatchObject({
+      status: "pending",
+      createdAt: at(startMs),
+      expiresAt: at(startMs + 600_000),
+      input: { command: "make" },
+    });
     clock.advance(5_000);
     await queue.decide(recorded.id, { decision: "approve" });
     expect(await call).toEqual({ decision: "approve", approvalId: recorded.id });
-    expect(await memory.getApproval(recorded.id)).toMatchObject({ status: "approved", decision: "approve", decidedAt: at(startMs + 5_000) });
+    expect(await memory.getApproval(recorded.id)).toMatchObject({
+      status: "approved",
+      decision: "approve",
+      decidedAt: at(startMs + 5_000),
+    });
     expect(events.map((event) => event.type)).toEqual(["approval_requested", "approval_decided"]);
     expect(events[1]?.data).toMatchObject({ approvalId: recorded.id, status: "approved", durationMs: 5_000 });
   });
 
   it("hands an edited input back to the waiting call and keeps it on the record", async () => {
     const { queue, pending } = setUp();
-    const call = queue.request(request("w1", { command: "rm -rf /" }), approvalDefaults(), new AbortController().signal);
+    const call = queue.request(
+      request("w1", { command: "rm -rf /" }),
+      approvalDefaults(),
+      new AbortController().signal,
+    );
     const recorded = await pending();
-    const decided = await queue.decide(recorded.id, { decision: "edit", input: { command: "rm -rf build" }, reason: "narrower" });
-    expect(await call).toEqual({ decision: "edit", approvalId: recorded.id, input: { command: "rm -rf build" }, reason: "narrower" });
+    const decided = await queue.decide(recorded.id, {
+      decision: "edit",
+      input: { command: "rm -rf build" },
+      reason: "narrower",
+    });
+    expect(await call).toEqual({
+      decision: "edit",
+      approvalId: recorded.id,
+      input: { command: "rm -rf build" },
+      reason: "narrower",
+    });
     expect(decided).toMatchObject({ status: "edited", editedInput: { command: "rm -rf build" }, reason: "narrower" });
   });
 
@@ -139,15 +205,26 @@ describe("ApprovalQueue on the in-memory store with a manual clock", () => {
     const recorded = await pending();
     await queue.decide(recorded.id, { decision: "reject" });
     await call;
-    await expect(queue.decide(recorded.id, { decision: "approve" })).rejects.toMatchObject({ code: "conflict", details: { status: "rejected" } });
+    await expect(queue.decide(recorded.id, { decision: "approve" })).rejects.toMatchObject({
+      code: "conflict",
+      details: { status: "rejected" },
+    });
     await expect(queue.decide("ap_missing", { decision: "approve" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("decides on its own when nobody answers in time: a rejection by default, an approval when the settings say so", async () => {
     const { queue, memory } = setUp();
-    const rejected = await queue.request(request("w1"), { ...approvalDefaults(), timeoutMs: 20 }, new AbortController().signal);
+    const rejected = await queue.request(
+      request("w1"),
+      { ...approvalDefaults(), timeoutMs: 20 },
+      new AbortController().signal,
+    );
     expect(rejected).toMatchObject({ decision: "reject", reason: "no decision within 20 ms" });
-    const approved = await queue.request(request("w1"), { ...approvalDefaults(), timeoutMs: 20, onTimeout: "approve" }, new AbortController().signal);
+    const approved = await queue.request(
+      request("w1"),
+      { ...approvalDefaults(), timeoutMs: 20, onTimeout: "approve" },
+      new AbortController().signal,
+    );
     expect(approved).toMatchObject({ decision: "approve", reason: "approved on timeout" });
     expect((await memory.listApprovals()).map((approval) => approval.status)).toEqual(["timed_out", "timed_out"]);
   });
@@ -170,26 +247,60 @@ describe("ApprovalQueue on the in-memory store with a manual clock", () => {
 
   it("marks an approval whose call no longer waits as abandoned when a reviewer tries to decide it", async () => {
     const { clock, queue, memory } = setUp();
-    await memory.putApproval({ id: "ap_orphan", workerId: "w1", kind: "tool", tool: "shell", input: {}, description: "", status: "pending", createdAt: at(clock.now()), expiresAt: at(clock.now() + 60_000) });
+    await memory.putApproval({
+      id: "ap_orphan",
+      workerId: "w1",
+      kind: "tool",
+      tool: "shell",
+      input: {},
+      description: "",
+      status: "pending",
+      createdAt: at(clock.now()),
+      expiresAt: at(clock.now() + 60_000),
+    });
     clock.advance(1_000);
-    await expect(queue.decide("ap_orphan", { decision: "approve" })).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/no longer exists/) });
+    await expect(queue.decide("ap_orphan", { decision: "approve" })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/no longer exists/),
+    });
     expect(await memory.getApproval("ap_orphan")).toMatchObject({ status: "abandoned", decidedAt: at(clock.now()) });
   });
 
   it("marks approvals a previous run left pending as abandoned at start, stamped by the clock, and keeps decided ones", async () => {
     const { clock, queue, memory } = setUp();
-    const base = { workerId: "w1", kind: "tool" as const, tool: "shell", input: {}, description: "", createdAt: at(clock.now()), expiresAt: at(clock.now() + 60_000) };
+    const base = {
+      workerId: "w1",
+      kind: "tool" as const,
+      tool: "shell",
+      input: {},
+      description: "",
+      createdAt: at(clock.now()),
+      expiresAt: at(clock.now() + 60_000),
+    };
     await memory.putApproval({ ...base, id: "ap_left", status: "pending" });
-    await memory.putApproval({ ...base, id: "ap_done", status: "approved", decision: "approve", decidedAt: at(clock.now()) });
+    await memory.putApproval({
+      ...base,
+      id: "ap_done",
+      status: "approved",
+      decision: "approve",
+      decidedAt: at(clock.now()),
+    });
     clock.advance(2_000);
     await queue.abandonLeftovers();
     expect(await memory.getApproval("ap_left")).toMatchObject({ status: "abandoned", decidedAt: at(clock.now()) });
-    expect(await memory.getApproval("ap_done")).toMatchObject({ status: "approved", decidedAt: at(clock.now() - 2_000) });
+    expect(await memory.getApproval("ap_done")).toMatchObject({
+      status: "approved",
+      decidedAt: at(clock.now() - 2_000),
+    });
   });
 
   it("grants a permission for the worker's life only when a reviewer approves it with scope worker", async () => {
     const { queue, pending, grants } = setUp();
-    for (const decision of [{ decision: "approve", scope: "once" }, { decision: "reject", scope: "worker" }, { decision: "approve", scope: "worker" }] as const) {
+    for (const decision of [
+      { decision: "approve", scope: "once" },
+      { decision: "reject", scope: "worker" },
+      { decision: "approve", scope: "worker" },
+    ] as const) {
       const call = queue.request(permissionRequest, approvalDefaults(), new AbortController().signal);
       await queue.decide((await pending()).id, decision);
       expect(await call).toMatchObject(decision);
@@ -226,7 +337,9 @@ describe("ApprovalQueue on the in-memory store with a manual clock", () => {
     await queue.decide(oldest.id, { decision: "reject" });
     expect((await queue.list({})).map((approval) => approval.id)).toEqual([oldest.id, middle?.id, newest.id]);
     expect((await queue.list({ status: "pending" })).map((approval) => approval.id)).toEqual([middle?.id, newest.id]);
-    expect((await queue.list({ status: "rejected", workerId: "w1" })).map((approval) => approval.id)).toEqual([oldest.id]);
+    expect((await queue.list({ status: "rejected", workerId: "w1" })).map((approval) => approval.id)).toEqual([
+      oldest.id,
+    ]);
     expect(await queue.list({ workerId: "w3" })).toEqual([]);
   });
 });

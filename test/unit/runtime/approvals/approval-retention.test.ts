@@ -19,12 +19,21 @@ const approval = (id: string, status: Approval["status"], decidedDaysAgo: number
 
 describe("selectPrunable", () => {
   it("drops decided approvals older than the age limit and never pending ones", () => {
-    const list = [approval("old", "approved", 8), approval("recent", "rejected", 1), approval("waiting", "pending", 30)];
+    const list = [
+      approval("old", "approved", 8),
+      approval("recent", "rejected", 1),
+      approval("waiting", "pending", 30),
+    ];
     expect(selectPrunable(list, now, { maxDecided: 100, maxAgeMs: 7 * DAY_MS })).toEqual(["old"]);
   });
 
   it("keeps only the newest decided approvals beyond the count limit", () => {
-    const list = [approval("a", "approved", 3), approval("b", "abandoned", 1), approval("c", "timed_out", 2), approval("p", "pending", 5)];
+    const list = [
+      approval("a", "approved", 3),
+      approval("b", "abandoned", 1),
+      approval("c", "timed_out", 2),
+      approval("p", "pending", 5),
+    ];
     expect(selectPrunable(list, now, { maxDecided: 1, maxAgeMs: 30 * DAY_MS }).sort()).toEqual(["a", "c"]);
   });
 });

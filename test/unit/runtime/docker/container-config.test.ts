@@ -28,19 +28,47 @@ const spec: ContainerSpec = {
 describe("toCreateOptions", () => {
   it("locks the container down whatever the spec says: every capability dropped but those asked back, read-only root, no new privileges, the seccomp profile, no restarts", () => {
     const host = toCreateOptions(spec).HostConfig;
-    expect(host).toMatchObject({ CapDrop: ["ALL"], CapAdd: ["SETUID"], Privileged: false, ReadonlyRootfs: true, Init: true, IpcMode: "private", RestartPolicy: { Name: "no" } });
+    expect(host).toMatchObject({
+      CapDrop: ["ALL"],
+      CapAdd: ["SETUID"],
+      Privileged: false,
+      ReadonlyRootfs: true,
+      Init: true,
+      IpcMode: "private",
+      RestartPolicy: { Name: "no" },
+    });
     expect(host?.SecurityOpt).toEqual(["no-new-privileges:true", seccompSecurityOpt()]);
   });
 
   it("turns limits into the engine's units: memory without swap on top, nano-CPUs, and no PID limit for 0", () => {
-    expect(toCreateOptions(spec).HostConfig).toMatchObject({ Memory: 512 * 1024 * 1024, MemorySwap: 512 * 1024 * 1024, NanoCpus: 1_500_000_000, PidsLimit: -1 });
-    expect(toCreateOptions({ ...spec, pids: 256, maxUserProcesses: 64 }).HostConfig).toMatchObject({ PidsLimit: 256, Ulimits: [{ Name: "nproc", Soft: 64, Hard: 64 }] });
+    expect(toCreateOptions(spec).HostConfig).toMatchObject({
+      Memory: 512 * 1024 * 1024,
+      MemorySwap: 512 * 1024 * 1024,
+      NanoCpus: 1_500_000_000,
+      PidsLimit: -1,
+    });
+    expect(toCreateOptions({ ...spec, pids: 256, maxUserProcesses: 64 }).HostConfig).toMatchObject({
+      PidsLimit: 256,
+      Ulimits: [{ Name: "nproc", Soft: 64, Hard: 64 }],
+    });
   });
 
   it("mounts binds privately and masks with an empty read-only tmpfs", () => {
     expect(toCreateOptions(spec).HostConfig?.Mounts).toEqual([
-      { Type: "bind", Source: "/host/ws", Target: "/workspace", ReadOnly: false, BindOptions: { Propagation: "rprivate" } },
-      { Type: "tmpfs", Source: "", Target: "/workspace/.env", ReadOnly: true, TmpfsOptions: { SizeBytes: 4096, Mode: 0o555 } },
+      {
+        Type: "bind",
+        Source: "/host/ws",
+        Target: "/workspace",
+        ReadOnly: false,
+        BindOptions: { Propagation: "rprivate" },
+      },
+      {
+        Type: "tmpfs",
+        Source: "",
+        Target: "/workspace/.env",
+        ReadOnly: true,
+        TmpfsOptions: { SizeBytes: 4096, Mode: 0o555 },
+      },
     ]);
   });
 
@@ -53,9 +81,36 @@ describe("toCreateOptions", () => {
 
 describe("reading container states", () => {
   it("reads a listed container's exit code from its status text, and an inspected one's from its state", () => {
-    const listed = { Id: "c1", Names: ["/workcell-w1"], State: "exited", Status: "Exited (137) 5 seconds ago", Labels: { a: "b" } } as unknown as Docker.ContainerInfo;
-    expect(readListedState(listed)).toEqual({ id: "c1", name: "workcell-w1", running: false, status: "exited", exitCode: 137, oomKilled: false, labels: { a: "b" } });
-    const inspected = { Id: "c1", Name: "/workcell-w1", State: { Running: false, Status: "exited", ExitCode: 137, OOMKilled: true }, Config: { Labels: null } } as unknown as Docker.ContainerInspectInfo;
-    expect(readInspectedState(inspected)).toEqual({ id: "c1", name: "workcell-w1", running: false, status: "exited", exitCode: 137, oomKilled: true, labels: {} });
+    const listed = {
+      Id: "c1",
+      Names: ["/workcell-w1"],
+      State: "exited",
+      Status: "Exited (137) 5 seconds ago",
+      Labels: { a: "b" },
+    } as unknown as Docker.ContainerInfo;
+    expect(readListedState(listed)).toEqual({
+      id: "c1",
+      name: "workcell-w1",
+      running: false,
+      status: "exited",
+      exitCode: 137,
+      oomKilled: false,
+      labels: { a: "b" },
+    });
+    const inspected = {
+      Id: "c1",
+      Name: "/workcell-w1",
+      State: { Running: false, Status: "exited", ExitCode: 137, OOMKilled: true },
+      Config: { Labels: null },
+    } as unknown as Docker.ContainerInspectInfo;
+    expect(readInspectedState(inspected)).toEqual({
+      id: "c1",
+      name: "workcell-w1",
+      running: false,
+      status: "exited",
+      exitCode: 137,
+      oomKilled: true,
+      labels: {},
+    });
   });
 });

@@ -5,7 +5,19 @@ import { readEngineInfo } from "../../../../runtime/docker/engine-info.js";
 describe("readEngineInfo", () => {
   it("lists the registered runtimes with their binaries and arguments, and the default runtime when the engine names one", () => {
     const info = readEngineInfo(
-      { OperatingSystem: "Debian", Containers: 3, NCPU: 4, MemTotal: 8e9, DefaultRuntime: "runc", Runtimes: { runc: { path: "runc" }, runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--platform=systrap"] }, odd: null }, RuncCommit: { ID: "v1.1" } },
+      {
+        OperatingSystem: "Debian",
+        Containers: 3,
+        NCPU: 4,
+        MemTotal: 8e9,
+        DefaultRuntime: "runc",
+        Runtimes: {
+          runc: { path: "runc" },
+          runsc: { path: "/usr/bin/runsc", runtimeArgs: ["--platform=systrap"] },
+          odd: null,
+        },
+        RuncCommit: { ID: "v1.1" },
+      },
       { Version: "27.0", ApiVersion: "1.46" } as Docker.DockerVersion,
     );
     expect(info).toEqual({
@@ -16,10 +28,16 @@ describe("readEngineInfo", () => {
       cpus: 4,
       memoryBytes: 8e9,
       runtimes: ["runc", "runsc", "odd"],
-      runtimeDetails: { runc: { path: "runc", args: [] }, runsc: { path: "/usr/bin/runsc", args: ["--platform=systrap"] }, odd: { path: "odd", args: [] } },
+      runtimeDetails: {
+        runc: { path: "runc", args: [] },
+        runsc: { path: "/usr/bin/runsc", args: ["--platform=systrap"] },
+        odd: { path: "odd", args: [] },
+      },
       defaultRuntime: "runc",
       runcVersion: "v1.1",
     });
-    expect("defaultRuntime" in readEngineInfo({}, { Version: "1", ApiVersion: "1" } as Docker.DockerVersion)).toBe(false);
+    expect("defaultRuntime" in readEngineInfo({}, { Version: "1", ApiVersion: "1" } as Docker.DockerVersion)).toBe(
+      false,
+    );
   });
 });

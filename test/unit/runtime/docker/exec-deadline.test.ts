@@ -3,7 +3,16 @@ import { killAfterArgv, raceAbort } from "../../../../runtime/docker/exec-deadli
 
 describe("killAfterArgv", () => {
   it("runs the program under timeout -s KILL with the deadline rounded up to whole seconds", () => {
-    expect(killAfterArgv(["git", "-C", "/workspace", "status"], 1500)).toEqual(["timeout", "-s", "KILL", "2s", "git", "-C", "/workspace", "status"]);
+    expect(killAfterArgv(["git", "-C", "/workspace", "status"], 1500)).toEqual([
+      "timeout",
+      "-s",
+      "KILL",
+      "2s",
+      "git",
+      "-C",
+      "/workspace",
+      "status",
+    ]);
     expect(killAfterArgv(["node"], 60_000)).toEqual(["timeout", "-s", "KILL", "60s", "node"]);
   });
 

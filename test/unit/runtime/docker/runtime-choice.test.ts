@@ -17,7 +17,10 @@ const bridged = { bridgedNetwork: true, hostSocket: false };
 
 function catalog(runscArgs: string[] | undefined): RuntimeCatalog {
   const runc = { name: "runc", path: "runc", args: [] };
-  return { runtimes: runscArgs === undefined ? [runc] : [runc, { name: "runsc", path: "/usr/bin/runsc", args: runscArgs }], engineDefault: "runc" };
+  return {
+    runtimes: runscArgs === undefined ? [runc] : [runc, { name: "runsc", path: "/usr/bin/runsc", args: runscArgs }],
+    engineDefault: "runc",
+  };
 }
 
 const full = catalog(["--network=none", "--host-uds=open"]);
@@ -28,20 +31,34 @@ describe("chooseRuntime", () => {
   });
 
   it("falls back to the engine's default when the engine has no runsc, and says why", () => {
-    expect(chooseRuntime({ needs: plain, catalog: catalog(undefined) })).toEqual({ runtime: "runc", source: "default", note: "the engine offers no runsc" });
+    expect(chooseRuntime({ needs: plain, catalog: catalog(undefined) })).toEqual({
+      runtime: "runc",
+      source: "default",
+      note: "the engine offers no runsc",
+    });
   });
 
   it("lets WORKCELL_RUNTIME=runc opt out of gVisor", () => {
-    expect(chooseRuntime({ configured: "runc", needs: plain, catalog: full })).toEqual({ runtime: "runc", source: "configured" });
+    expect(chooseRuntime({ configured: "runc", needs: plain, catalog: full })).toEqual({
+      runtime: "runc",
+      source: "configured",
+    });
   });
 
   it("prefers the runtime a request names over WORKCELL_RUNTIME", () => {
-    expect(chooseRuntime({ requested: "runsc", configured: "runc", needs: plain, catalog: full })).toEqual({ runtime: "runsc", source: "requested" });
+    expect(chooseRuntime({ requested: "runsc", configured: "runc", needs: plain, catalog: full })).toEqual({
+      runtime: "runsc",
+      source: "requested",
+    });
   });
 
   it("refuses a named runtime the engine does not have, naming the field and what it has", () => {
-    expect(() => chooseRuntime({ requested: "kata", needs: plain, catalog: full })).toThrow(/runtime: the Docker engine has no runtime "kata" \(it has runc, runsc\)/);
-    expect(() => chooseRuntime({ configured: "kata", needs: plain, catalog: full })).toThrow(/WORKCELL_RUNTIME: the Docker engine has no runtime "kata"/);
+    expect(() => chooseRuntime({ requested: "kata", needs: plain, catalog: full })).toThrow(
+      /runtime: the Docker engine has no runtime "kata" \(it has runc, runsc\)/,
+    );
+    expect(() => chooseRuntime({ configured: "kata", needs: plain, catalog: full })).toThrow(
+      /WORKCELL_RUNTIME: the Docker engine has no runtime "kata"/,
+    );
   });
 
   it("keeps a proxied worker off a runsc that cannot reach host sockets, unless runsc was asked for", () => {
@@ -49,14 +66,18 @@ describe("chooseRuntime", () => {
     const fallback = chooseRuntime({ needs: proxied, catalog: noUds });
     expect(fallback.runtime).toBe("runc");
     expect(fallback.note).toMatch(/without --host-uds=open/);
-    expect(() => chooseRuntime({ requested: "runsc", needs: proxied, catalog: noUds })).toThrow(/"runsc" cannot run this worker: .*--host-uds=open.*choose another runtime such as runc/);
+    expect(() => chooseRuntime({ requested: "runsc", needs: proxied, catalog: noUds })).toThrow(
+      /"runsc" cannot run this worker: .*--host-uds=open.*choose another runtime such as runc/,
+    );
     expect(chooseRuntime({ needs: proxied, catalog: full }).runtime).toBe("runsc");
   });
 
   it("keeps a fully networked worker off a runsc registered with --network=none", () => {
     expect(chooseRuntime({ needs: bridged, catalog: full })).toMatchObject({ runtime: "runc", source: "default" });
     expect(chooseRuntime({ needs: bridged, catalog: catalog(["--host-uds=all"]) }).runtime).toBe("runsc");
-    expect(() => chooseRuntime({ configured: "runsc", needs: bridged, catalog: full })).toThrow(/WORKCELL_RUNTIME: "runsc" cannot run this worker: .*--network=none/);
+    expect(() => chooseRuntime({ configured: "runsc", needs: bridged, catalog: full })).toThrow(
+      /WORKCELL_RUNTIME: "runsc" cannot run this worker: .*--network=none/,
+    );
   });
 
   it("falls back to a non-gVisor runtime when gVisor is also the engine's default", () => {
@@ -73,8 +94,15 @@ describe("runtimeMisfit", () => {
   });
 
   it("recognises gVisor by its binary under another name, and never limits other runtimes", () => {
-    expect(runtimeMisfit({ name: "gvisor", path: "/opt/bin/runsc", args: ["--network=none"] }, bridged)).toMatch(/network=none/);
-    expect(runtimeMisfit({ name: "runc", path: "runc", args: ["--network=none"] }, { bridgedNetwork: true, hostSocket: true })).toBeUndefined();
+    expect(runtimeMisfit({ name: "gvisor", path: "/opt/bin/runsc", args: ["--network=none"] }, bridged)).toMatch(
+      /network=none/,
+    );
+    expect(
+      runtimeMisfit(
+        { name: "runc", path: "runc", args: ["--network=none"] },
+        { bridgedNetwork: true, hostSocket: true },
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -116,8 +144,14 @@ describe("catalogOf and summarizeRuntimes", () => {
     expect(summary.exceptions).toHaveLength(2);
     expect(summary.exceptions[0]).toMatch(/^workers with net: true run under runc: .*--network=none/);
     expect(summary.exceptions[1]).toMatch(/egress proxy.* run under runc: .*--host-uds=open/);
-    expect(summarizeRuntimes(catalogOf(info), "runsc").exceptions[0]).toMatch(/^workers with net: true are refused: WORKCELL_RUNTIME/);
-    expect(summarizeRuntimes(catalogOf(info), "runc")).toMatchObject({ runtime: "runc", source: "configured", exceptions: [] });
+    expect(summarizeRuntimes(catalogOf(info), "runsc").exceptions[0]).toMatch(
+      /^workers with net: true are refused: WORKCELL_RUNTIME/,
+    );
+    expect(summarizeRuntimes(catalogOf(info), "runc")).toMatchObject({
+      runtime: "runc",
+      source: "configured",
+      exceptions: [],
+    });
   });
 });
 
@@ -125,6 +159,8 @@ describe("assertConfiguredRuntime", () => {
   it("accepts an offered or unset runtime and refuses an unknown one with the fix", () => {
     expect(() => assertConfiguredRuntime(undefined, full)).not.toThrow();
     expect(() => assertConfiguredRuntime("runsc", full)).not.toThrow();
-    expect(() => assertConfiguredRuntime("runsc", catalog(undefined))).toThrow(/WORKCELL_RUNTIME: the Docker engine has no runtime "runsc" \(it has runc\).*ensure-docker\.sh.*unset WORKCELL_RUNTIME/);
+    expect(() => assertConfiguredRuntime("runsc", catalog(undefined))).toThrow(
+      /WORKCELL_RUNTIME: the Docker engine has no runtime "runsc" \(it has runc\).*ensure-docker\.sh.*unset WORKCELL_RUNTIME/,
+    );
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { buildSeccompProfile, REFUSED_SYSCALLS, seccompSecurityOpt } from "../../../../runtime/docker/seccomp-profile.js";
+import {
+  buildSeccompProfile,
+  REFUSED_SYSCALLS,
+  seccompSecurityOpt,
+} from "../../../../runtime/docker/seccomp-profile.js";
 
 interface Rule {
   names: string[];
@@ -11,7 +15,9 @@ interface Rule {
 
 describe("the workers' seccomp profile", () => {
   const profile = buildSeccompProfile() as { defaultAction: string; syscalls: Rule[] };
-  const allowed = new Set(profile.syscalls.filter((rule) => rule.action === "SCMP_ACT_ALLOW").flatMap((rule) => rule.names));
+  const allowed = new Set(
+    profile.syscalls.filter((rule) => rule.action === "SCMP_ACT_ALLOW").flatMap((rule) => rule.names),
+  );
 
   it("refuses by default and never allows io_uring", () => {
     expect(profile.defaultAction).toBe("SCMP_ACT_ERRNO");
@@ -20,8 +26,37 @@ describe("the workers' seccomp profile", () => {
   });
 
   it("allows what ordinary programs need and nothing that needs a capability the container lacks", () => {
-    for (const name of ["read", "write", "openat", "execve", "clone", "futex", "epoll_wait", "socket", "setsid", "wait4", "mmap", "rseq", "statx"]) expect([name, allowed.has(name)]).toEqual([name, true]);
-    for (const name of ["mount", "unshare", "setns", "bpf", "perf_event_open", "init_module", "kexec_load", "reboot", "swapon", "keyctl", "add_key", "userfaultfd", "pivot_root"]) {
+    for (const name of [
+      "read",
+      "write",
+      "openat",
+      "execve",
+      "clone",
+      "futex",
+      "epoll_wait",
+      "socket",
+      "setsid",
+      "wait4",
+      "mmap",
+      "rseq",
+      "statx",
+    ])
+      expect([name, allowed.has(name)]).toEqual([name, true]);
+    for (const name of [
+      "mount",
+      "unshare",
+      "setns",
+      "bpf",
+      "perf_event_open",
+      "init_module",
+      "kexec_load",
+      "reboot",
+      "swapon",
+      "keyctl",
+      "add_key",
+      "userfaultfd",
+      "pivot_root",
+    ]) {
       expect([name, allowed.has(name)]).toEqual([name, false]);
     }
   });

@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inspectSourceRepo } from "../../../../runtime/git/source-repo.js";
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.email=t@example.invalid", "-c", "user.name=t", ...args], { cwd, encoding: "utf8" }).trim();
+  execFileSync("git", ["-c", "user.email=t@example.invalid", "-c", "user.name=t", ...args], {
+    cwd,
+    encoding: "utf8",
+  }).trim();
 
 describe("inspectSourceRepo", () => {
   let root: string;
@@ -49,12 +52,20 @@ describe("inspectSourceRepo", () => {
   });
 
   it("says which field is wrong, and why, for each bad input", async () => {
-    await expect(inspectSourceRepo(path.join(root, "absent"), "HEAD")).rejects.toThrow(/repo: expected an existing directory/);
+    await expect(inspectSourceRepo(path.join(root, "absent"), "HEAD")).rejects.toThrow(
+      /repo: expected an existing directory/,
+    );
     const plain = path.join(root, "plain");
     await mkdir(plain);
-    await expect(inspectSourceRepo(plain, "HEAD")).rejects.toThrow(/repo: expected a git repository, but ".*plain" is not one/);
-    await expect(inspectSourceRepo(repo, "no-such-branch")).rejects.toThrow(/baseRef: "no-such-branch" does not name a commit/);
-    await expect(inspectSourceRepo(repo, "--output=/tmp/x")).rejects.toThrow(/baseRef: expected a branch, tag or commit/);
+    await expect(inspectSourceRepo(plain, "HEAD")).rejects.toThrow(
+      /repo: expected a git repository, but ".*plain" is not one/,
+    );
+    await expect(inspectSourceRepo(repo, "no-such-branch")).rejects.toThrow(
+      /baseRef: "no-such-branch" does not name a commit/,
+    );
+    await expect(inspectSourceRepo(repo, "--output=/tmp/x")).rejects.toThrow(
+      /baseRef: expected a branch, tag or commit/,
+    );
     // A tree is not a commit.
     await expect(inspectSourceRepo(repo, "HEAD^{tree}")).rejects.toThrow(/does not name a commit/);
     const unborn = path.join(root, "unborn");

@@ -27,7 +27,11 @@ async function started() {
   return { ...exec, transport, received, errors };
 }
 
-const note = (text: string) => ({ jsonrpc: "2.0" as const, method: "notifications/message", params: { level: "info", data: text } });
+const note = (text: string) => ({
+  jsonrpc: "2.0" as const,
+  method: "notifications/message",
+  params: { level: "info", data: text },
+});
 
 describe("ExecStdioTransport", () => {
   it("frames on bytes: a multi-byte character split across chunks survives", async () => {
@@ -42,7 +46,9 @@ describe("ExecStdioTransport", () => {
 
   it("splits several messages that arrive in one chunk", async () => {
     const { stdout, received } = await started();
-    stdout.write(`${JSON.stringify(note("a"))}\n${JSON.stringify(note("b"))}\n${JSON.stringify(note("c")).slice(0, 10)}`);
+    stdout.write(
+      `${JSON.stringify(note("a"))}\n${JSON.stringify(note("b"))}\n${JSON.stringify(note("c")).slice(0, 10)}`,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(received.map((m) => (m as unknown as { params: { data: string } }).params.data)).toEqual(["a", "b"]);
   });
@@ -51,7 +57,8 @@ describe("ExecStdioTransport", () => {
     const { stdout, received } = await started();
     const big = "x".repeat(5 * 1024 * 1024);
     const line = Buffer.from(`${JSON.stringify(note(big))}\n`);
-    for (let offset = 0; offset < line.length; offset += 64 * 1024) stdout.write(line.subarray(offset, offset + 64 * 1024));
+    for (let offset = 0; offset < line.length; offset += 64 * 1024)
+      stdout.write(line.subarray(offset, offset + 64 * 1024));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received).toHaveLength(1);
     expect((received[0] as unknown as { params: { data: string } }).params.data.length).toBe(big.length);

@@ -2,12 +2,21 @@ import { describe, expect, it } from "vitest";
 import { decideEgress } from "../../../../runtime/net/decide-egress.js";
 import { normalizePolicy } from "../../../../runtime/permissions/policy.js";
 
-const policy = (input: Parameters<typeof normalizePolicy>[0]) => normalizePolicy(input, { dataDir: "/var/lib/workcell" });
+const policy = (input: Parameters<typeof normalizePolicy>[0]) =>
+  normalizePolicy(input, { dataDir: "/var/lib/workcell" });
 
 describe("decideEgress with other notations of an address", () => {
   it("a deny on an address also covers its mapped, hex and short forms", () => {
     const audited = policy({ net: true, deny: { net: ["169.254.169.254", "127.0.0.1"] } });
-    for (const host of ["::ffff:169.254.169.254", "[::ffff:a9fe:a9fe]", "0xa9.0xfe.0xa9.0xfe", "2852039166", "127.1", "0x7f.1", "[::ffff:7f00:1]"]) {
+    for (const host of [
+      "::ffff:169.254.169.254",
+      "[::ffff:a9fe:a9fe]",
+      "0xa9.0xfe.0xa9.0xfe",
+      "2852039166",
+      "127.1",
+      "0x7f.1",
+      "[::ffff:7f00:1]",
+    ]) {
       expect([host, decideEgress(audited, host, 80).allowed]).toEqual([host, false]);
     }
   });

@@ -33,7 +33,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function startProxy(name: string, options: EgressProxyOptions, decide: EgressDecider = () => ({ allowed: true })): Promise<EgressProxy> {
+async function startProxy(
+  name: string,
+  options: EgressProxyOptions,
+  decide: EgressDecider = () => ({ allowed: true }),
+): Promise<EgressProxy> {
   const proxy = new EgressProxy(path.join(dir, `${name}.sock`), decide, options);
   await proxy.start();
   proxies.push(proxy);
@@ -57,7 +61,9 @@ function tunnel(proxy: EgressProxy, authority: string): Promise<{ status: number
 
 describe("EgressProxy", () => {
   it("refuses a granted name whose DNS answer is an IPv4-mapped internal address, without connecting", async () => {
-    const proxy = await startProxy("mapped", { resolveAll: async (name) => (name === "mapped.test" ? ["2606:4700::1", "::ffff:127.0.0.1"] : []) });
+    const proxy = await startProxy("mapped", {
+      resolveAll: async (name) => (name === "mapped.test" ? ["2606:4700::1", "::ffff:127.0.0.1"] : []),
+    });
     const before = accepted;
     const answer = await tunnel(proxy, `mapped.test:${targetPort}`);
     expect(answer.status).toBe(403);
@@ -71,7 +77,8 @@ describe("EgressProxy", () => {
       decided.push(host);
       return { allowed: false as const, message: `PermissionDenied: ${host}` };
     });
-    for (const form of ["[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "0x7f.1", "2130706433", "127.1"]) expect((await tunnel(proxy, `${form}:${targetPort}`)).status).toBe(403);
+    for (const form of ["[::ffff:127.0.0.1]", "[::ffff:7f00:1]", "0x7f.1", "2130706433", "127.1"])
+      expect((await tunnel(proxy, `${form}:${targetPort}`)).status).toBe(403);
     expect(decided).toEqual(Array(5).fill("127.0.0.1"));
   });
 

@@ -34,7 +34,12 @@ describe("acceptAuditEntries", () => {
 
   it("ignores what is not a list and caps a report's length", () => {
     expect(acceptAuditEntries({ kind: "run", target: "curl" }, "sandbox")).toEqual([]);
-    expect(acceptAuditEntries(Array.from({ length: 1_000 }, (_, i) => ({ kind: "run", target: `p${i}` })), "sandbox")).toHaveLength(200);
+    expect(
+      acceptAuditEntries(
+        Array.from({ length: 1_000 }, (_, i) => ({ kind: "run", target: `p${i}` })),
+        "sandbox",
+      ),
+    ).toHaveLength(200);
   });
 });
 
@@ -60,6 +65,12 @@ describe("suggestPermissions", () => {
     ]);
     expect(permissions.read).toEqual([]);
     expect(permissions.write).toEqual([]);
-    expect(skipped.map((entry) => entry.target)).toEqual(["/", "/etc", "/proc/1/environ", "/run/workcell/policy.json", "/a/../b"]);
+    expect(skipped.map((entry) => entry.target)).toEqual([
+      "/",
+      "/etc",
+      "/proc/1/environ",
+      "/run/workcell/policy.json",
+      "/a/../b",
+    ]);
   });
 });

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { dockerHostSocket, isEngineSocketName, parseUnixSocketPaths } from "../../../../runtime/permissions/engine-sockets.js";
+import {
+  dockerHostSocket,
+  isEngineSocketName,
+  parseUnixSocketPaths,
+} from "../../../../runtime/permissions/engine-sockets.js";
 
 describe("engine sockets", () => {
   it("reads the bound paths of /proc/net/unix, leaving out abstract and unnamed sockets", () => {
@@ -13,7 +17,11 @@ describe("engine sockets", () => {
       "0000000084e07dfd: 00000002 00000000 00010000 0001 01 397396 /srv/my dir/app.sock",
       "",
     ].join("\n");
-    expect(parseUnixSocketPaths(text)).toEqual(["/var/run/docker.sock", "/run/containerd/s/9d09c10", "/srv/my dir/app.sock"]);
+    expect(parseUnixSocketPaths(text)).toEqual([
+      "/var/run/docker.sock",
+      "/run/containerd/s/9d09c10",
+      "/srv/my dir/app.sock",
+    ]);
   });
 
   it.each([

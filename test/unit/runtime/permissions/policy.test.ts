@@ -3,7 +3,14 @@ import { decideEgress } from "../../../../runtime/net/decide-egress.js";
 import { isInternalAddress } from "../../../../runtime/net/egress-proxy.js";
 import { admitEnv } from "../../../../runtime/permissions/env-grant.js";
 import { formatHostPattern, hostMatches, parseHostPattern } from "../../../../contract/host-pattern.js";
-import { defaultPolicy, denyOverlays, mountsFor, normalizePolicy, PolicyError, type Policy } from "../../../../runtime/permissions/policy.js";
+import {
+  defaultPolicy,
+  denyOverlays,
+  mountsFor,
+  normalizePolicy,
+  PolicyError,
+  type Policy,
+} from "../../../../runtime/permissions/policy.js";
 import { suggestPolicy } from "../../../../runtime/permissions/suggest.js";
 
 const dataDir = "/var/lib/workcell";
@@ -28,7 +35,16 @@ describe("host patterns", () => {
     expect(parseHostPattern(raw)).toEqual(expected);
   });
 
-  it.each(["", "http://example.com", "exa mple.com", "example.com:0", "example.com:70000", "*.10.0.0.1", "a*.example.com", "::1"])("refuses %j with a message", (raw) => {
+  it.each([
+    "",
+    "http://example.com",
+    "exa mple.com",
+    "example.com:0",
+    "example.com:70000",
+    "*.10.0.0.1",
+    "a*.example.com",
+    "::1",
+  ])("refuses %j with a message", (raw) => {
     expect(typeof parseHostPattern(raw)).toBe("string");
   });
 
@@ -52,7 +68,10 @@ describe("normalizePolicy", () => {
   });
 
   it("cleans paths and hosts and removes duplicates", () => {
-    const policy = normalize({ read: ["/srv/data/", "/srv/data/../data"], net: ["Example.com:443", "example.com:443"] });
+    const policy = normalize({
+      read: ["/srv/data/", "/srv/data/../data"],
+      net: ["Example.com:443", "example.com:443"],
+    });
     expect(policy.read).toEqual(["/srv/data"]);
     expect(policy.net).toEqual(["example.com:443"]);
   });
@@ -75,7 +94,9 @@ describe("normalizePolicy", () => {
   });
 
   it("keeps a deny that leaves something usable", () => {
-    expect(normalize({ read: ["/srv/a", "/srv/b"], deny: { read: ["/srv/a/secret"] } }).deny.read).toEqual(["/srv/a/secret"]);
+    expect(normalize({ read: ["/srv/a", "/srv/b"], deny: { read: ["/srv/a/secret"] } }).deny.read).toEqual([
+      "/srv/a/secret",
+    ]);
   });
 });
 
@@ -89,13 +110,21 @@ describe("mounts and deny overlays", () => {
   });
 
   it("hides denied reads inside grants and re-mounts denied writes read-only", () => {
-    const policy = normalize({ read: ["/srv/ro"], write: ["/srv/rw"], deny: { read: ["/srv/ro/secret"], write: ["/srv/rw/frozen"] } });
+    const policy = normalize({
+      read: ["/srv/ro"],
+      write: ["/srv/rw"],
+      deny: { read: ["/srv/ro/secret"], write: ["/srv/rw/frozen"] },
+    });
     expect(denyOverlays(policy)).toEqual({ hidden: ["/srv/ro/secret"], readOnly: ["/srv/rw/frozen"] });
   });
 });
 
 describe("decideEgress", () => {
-  const policy: Policy = { ...defaultPolicy(), net: ["*.example.com:443", "10.0.0.5:5432"], deny: { ...defaultPolicy().deny, net: ["evil.example.com"] } };
+  const policy: Policy = {
+    ...defaultPolicy(),
+    net: ["*.example.com:443", "10.0.0.5:5432"],
+    deny: { ...defaultPolicy().deny, net: ["evil.example.com"] },
+  };
   it("allows granted destinations and lets deny win", () => {
     expect(decideEgress(policy, "api.example.com", 443)).toEqual({ allowed: true });
     expect(decideEgress(policy, "10.0.0.5", 5432)).toEqual({ allowed: true });
@@ -105,7 +134,8 @@ describe("decideEgress", () => {
   it("refuses the rest with a message that says how to grant it", () => {
     expect(decideEgress(policy, "api.example.com", 80)).toEqual({
       allowed: false,
-      message: 'PermissionDenied: net access to "api.example.com:80" is not granted; grant it with permissions.net (e.g. "net": ["api.example.com:80"])',
+      message:
+        'PermissionDenied: net access to "api.example.com:80" is not granted; grant it with permissions.net (e.g. "net": ["api.example.com:80"])',
     });
   });
 
@@ -114,20 +144,28 @@ describe("decideEgress", () => {
   });
 
   it("knows internal addresses", () => {
-    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "::1", "fd00::1"]) expect(isInternalAddress(address)).toBe(true);
-    for (const address of ["93.184.216.34", "172.32.0.1", "2606:4700::1"]) expect(isInternalAddress(address)).toBe(false);
+    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "::1", "fd00::1"])
+      expect(isInternalAddress(address)).toBe(true);
+    for (const address of ["93.184.216.34", "172.32.0.1", "2606:4700::1"])
+      expect(isInternalAddress(address)).toBe(false);
   });
 });
 
 describe("admitEnv", () => {
   it("passes granted names, refuses the rest, and takes listed names from the host environment", () => {
     const policy = normalize({ env: ["API_KEY", "HOME_REGION"] });
-    expect(admitEnv(policy, { API_KEY: "k", OTHER: "x" }, { HOME_REGION: "eu", PATH: "/bin" })).toEqual({ env: { API_KEY: "k", HOME_REGION: "eu" }, refused: ["OTHER"] });
+    expect(admitEnv(policy, { API_KEY: "k", OTHER: "x" }, { HOME_REGION: "eu", PATH: "/bin" })).toEqual({
+      env: { API_KEY: "k", HOME_REGION: "eu" },
+      refused: ["OTHER"],
+    });
   });
 
   it("never passes WORKCELL_* variables, even with env: true", () => {
     const policy = normalize({ env: true });
-    expect(admitEnv(policy, { WORKCELL_TOKEN: "t", A: "1" }, { WORKCELL_TOKEN: "t" })).toEqual({ env: { A: "1" }, refused: ["WORKCELL_TOKEN"] });
+    expect(admitEnv(policy, { WORKCELL_TOKEN: "t", A: "1" }, { WORKCELL_TOKEN: "t" })).toEqual({
+      env: { A: "1" },
+      refused: ["WORKCELL_TOKEN"],
+    });
   });
 
   it("lets deny win and, in audit mode, passes refused names", () => {
@@ -144,7 +182,14 @@ describe("suggestPolicy", () => {
       { kind: "net", target: "b.com:443" },
       { kind: "env", target: "TOKEN" },
     ]);
-    expect(suggested).toMatchObject({ mode: "enforce", run: ["git", "curl"], net: ["a.com:443", "b.com:443"], env: ["TOKEN"], read: [], write: [] });
+    expect(suggested).toMatchObject({
+      mode: "enforce",
+      run: ["git", "curl"],
+      net: ["a.com:443", "b.com:443"],
+      env: ["TOKEN"],
+      read: [],
+      write: [],
+    });
   });
 
   it("drops denies that caused refusals and opens container paths outside every grant", () => {

@@ -3,7 +3,11 @@ import { AdmissionQueue } from "../../../../runtime/admission/admission-queue.js
 import { AgentRunner } from "../../../../runtime/agents/agent-runner.js";
 import type { ContainerSpec } from "../../../../runtime/docker/container-driver.js";
 import { AppError } from "../../../../runtime/errors/app-error.js";
-import { PipelineService, type SequenceViolation, type StepResult } from "../../../../runtime/pipeline/pipeline-service.js";
+import {
+  PipelineService,
+  type SequenceViolation,
+  type StepResult,
+} from "../../../../runtime/pipeline/pipeline-service.js";
 import type { StepTool } from "../../../../runtime/pipeline/transitions.js";
 import { readAll, reply } from "../../../../runtime/testing/fake-process.js";
 import { InMemoryContainerDriver } from "../../../../runtime/testing/in-memory-driver.js";
@@ -43,10 +47,13 @@ async function setUp(options: { admission?: AdmissionQueue } = {}) {
   const quality = { result: { passed: true, blocking: false } as Quality, inputs: [] as unknown[] };
   driver.onExec(QUALITY_CHECKS, async ({ stdin, stdout }) => {
     quality.inputs.push(JSON.parse((await readAll(stdin)).toString()));
-    stdout.write(`${JSON.stringify({ content: [{ type: "text", text: "2 checks" }], structuredContent: { ...quality.result, checks: ["lint", "tests"] } })}\n`);
+    stdout.write(
+      `${JSON.stringify({ content: [{ type: "text", text: "2 checks" }], structuredContent: { ...quality.result, checks: ["lint", "tests"] } })}\n`,
+    );
   });
   const events: { workerId: string; type: string; data: Record<string, unknown> }[] = [];
-  const event = async (workerId: string, type: string, data: Record<string, unknown>) => void events.push({ workerId, type, data });
+  const event = async (workerId: string, type: string, data: Record<string, unknown>) =>
+    void events.push({ workerId, type, data });
   const agents = new AgentRunner(driver, event);
   const workerState = { running: true };
   const pipeline = new PipelineService({
@@ -63,39 +70,98 @@ async function setUp(options: { admission?: AdmissionQueue } = {}) {
   });
   /** Performs a step, then waits for the agent it may have started to finish (as an orchestrator polls check_worker_status). */
   const step = async (tool: Step, taskId: string, input: { prompt?: string; summary?: string } = {}) => {
-    const answer = await pipeline.step(tool, { task_id: taskId, ...(tool.startsWith("instruct_") || tool === "run_validation" ? { prompt: `please ${tool}` } : {}), ...input });
+    const answer = await pipeline.step(tool, {
+      task_id: taskId,
+      ...(tool.startsWith("instruct_") || tool === "run_validation" ? { prompt: `please ${tool}` } : {}),
+      ...input,
+    });
     await agents.waitIdle(worker.id, 1_000);
     return answer;
   };
   const start = async () => (await pipeline.acceptGoal({ goal: GOAL, type: "bugfix", worker })).task_id;
-  return { clock, store, driver, worker, pipeline, agents, prompts, agentGate, commit, quality, events, workerState, step, start };
+  return {
+    clock,
+    store,
+    driver,
+    worker,
+    pipeline,
+    agents,
+    prompts,
+    agentGate,
+    commit,
+    quality,
+    events,
+    workerState,
+    step,
+    start,
+  };
 }
 
 function containerSpec(): ContainerSpec {
-  return { name: "workcell-pipeline", image: IMAGE, user: "0:0", capAdd: [], env: [], labels: {}, workingDir: "/workspace", command: ["sleep", "infinity"], mounts: [], tmpfs: {}, networkMode: "none", memoryMb: 512, cpus: 1, pids: 128, logMaxBytes: 1024 };
+  return {
+    name: "workcell-pipeline",
+    image: IMAGE,
+    user: "0:0",
+    capAdd: [],
+    env: [],
+    labels: {},
+    workingDir: "/workspace",
+    command: ["sleep", "infinity"],
+    mounts: [],
+    tmpfs: {},
+    networkMode: "none",
+    memoryMb: 512,
+    cpus: 1,
+    pids: 128,
+    logMaxBytes: 1024,
+  };
 }
 
 /** The steps from accept_goal up to and including the checks after the implementation. */
 const TO_IMPLEMENTATION_CHECKS: Step[] = [
-  ...(["instruct_feature_file", "instruct_step_defs", "instruct_unit_tests", "instruct_implementation"] as const).flatMap((instruct): Step[] => [instruct, "commit", "run_quality_checks"]),
+  ...(
+    ["instruct_feature_file", "instruct_step_defs", "instruct_unit_tests", "instruct_implementation"] as const
+  ).flatMap((instruct): Step[] => [instruct, "commit", "run_quality_checks"]),
 ];
 
-const isViolation = (answer: StepResult | SequenceViolation): answer is SequenceViolation => answer.error === "sequence_violation";
+const isViolation = (answer: StepResult | SequenceViolation): answer is SequenceViolation =>
+  answer.error === "sequence_violation";
 
 describe("PipelineService", () => {
   it("refuses a goal for a worker without an agent and stores no task", async () => {
     const { pipeline, store, worker } = await setUp();
     const { agent: _agent, ...withoutAgent } = worker;
-    await expect(pipeline.acceptGoal({ goal: GOAL, type: "bugfix", worker: withoutAgent })).rejects.toMatchObject({ code: "conflict", details: { reason: "no_agent" } });
+    await expect(pipeline.acceptGoal({ goal: GOAL, type: "bugfix", worker: withoutAgent })).rejects.toMatchObject({
+      code: "conflict",
+      details: { reason: "no_agent" },
+    });
     expect(await store.listTasks()).toEqual([]);
   });
 
   it("starts a task at accept_goal with its type's hint, stamped with the clock's time, and announces it", async () => {
     const { pipeline, store, worker, events } = await setUp();
     const answer = await pipeline.acceptGoal({ goal: GOAL, type: "greenfield", worker });
-    expect(answer).toMatchObject({ stage: "accept_goal", next: "instruct_feature_file", allowed_next: ["instruct_feature_file"], hint: expect.stringMatching(/^Greenfield/) });
-    expect(await store.getTask(answer.task_id)).toMatchObject({ workerId: worker.id, goal: GOAL, position: 0, status: "active", commits: 0, createdAt: "2026-01-01T00:00:00.000Z" });
-    expect(events).toEqual([{ workerId: worker.id, type: "pipeline_transition", data: { taskId: answer.task_id, from: "start", to: "accept_goal", goal: GOAL } }]);
+    expect(answer).toMatchObject({
+      stage: "accept_goal",
+      next: "instruct_feature_file",
+      allowed_next: ["instruct_feature_file"],
+      hint: expect.stringMatching(/^Greenfield/),
+    });
+    expect(await store.getTask(answer.task_id)).toMatchObject({
+      workerId: worker.id,
+      goal: GOAL,
+      position: 0,
+      status: "active",
+      commits: 0,
+      createdAt: "2026-01-01T00:00:00.000Z",
+    });
+    expect(events).toEqual([
+      {
+        workerId: worker.id,
+        type: "pipeline_transition",
+        data: { taskId: answer.task_id, from: "start", to: "accept_goal", goal: GOAL },
+      },
+    ]);
   });
 
   it("answers a sequence violation for a step out of order and leaves the task as it was", async () => {
@@ -103,7 +169,13 @@ describe("PipelineService", () => {
     const taskId = await start();
     const before = await store.getTask(taskId);
     const answer = await step("commit", taskId);
-    expect(answer).toMatchObject({ error: "sequence_violation", current_stage: "accept_goal", attempted_stage: "commit", allowed_next: ["instruct_feature_file"], message: expect.stringMatching(/commit is not allowed after accept_goal/) });
+    expect(answer).toMatchObject({
+      error: "sequence_violation",
+      current_stage: "accept_goal",
+      attempted_stage: "commit",
+      allowed_next: ["instruct_feature_file"],
+      message: expect.stringMatching(/commit is not allowed after accept_goal/),
+    });
     expect(await store.getTask(taskId)).toEqual(before);
   });
 
@@ -112,14 +184,22 @@ describe("PipelineService", () => {
     const taskId = await start();
     const answer = await step("instruct_feature_file", taskId, { prompt: "Describe the rounding rule as a scenario." });
     expect(answer).toMatchObject({ stage: "instruct_feature_file", allowed_next: ["commit"], dispatched: true });
-    expect(prompts).toEqual([{ prompt: "Describe the rounding rule as a scenario.", stage: "instruct_feature_file", model: "model-x" }]);
-    expect((await store.getTask(taskId))?.transitions.at(-1)).toMatchObject({ from_stage: "accept_goal", to_stage: "instruct_feature_file", prompt: "Describe the rounding rule as a scenario." });
+    expect(prompts).toEqual([
+      { prompt: "Describe the rounding rule as a scenario.", stage: "instruct_feature_file", model: "model-x" },
+    ]);
+    expect((await store.getTask(taskId))?.transitions.at(-1)).toMatchObject({
+      from_stage: "accept_goal",
+      to_stage: "instruct_feature_file",
+      prompt: "Describe the rounding rule as a scenario.",
+    });
   });
 
   it("refuses an instruct step without a prompt and records nothing", async () => {
     const { pipeline, start, store, prompts } = await setUp();
     const taskId = await start();
-    await expect(pipeline.step("instruct_feature_file", { task_id: taskId, prompt: "  " })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(pipeline.step("instruct_feature_file", { task_id: taskId, prompt: "  " })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
     expect(await store.getTask(taskId)).toMatchObject({ position: 0, transitions: [{ to_stage: "accept_goal" }] });
     expect(prompts).toEqual([]);
   });
@@ -129,9 +209,19 @@ describe("PipelineService", () => {
     const taskId = await start();
     await step("instruct_feature_file", taskId);
     const answer = await step("commit", taskId);
-    expect(answer).toMatchObject({ stage: "commit (post_feature_file)", committed: true, commit_sha: SHA, allowed_next: ["run_quality_checks"] });
-    expect(driver.execs.filter((exec) => exec.argv[0] === "bash")).toMatchObject([{ kind: "exec", env: [`WORKCELL_COMMIT_MESSAGE=post_feature_file: ${GOAL}`] }]);
-    expect(await store.getTask(taskId)).toMatchObject({ commits: 1, transitions: expect.arrayContaining([expect.objectContaining({ commit_sha: SHA })]) });
+    expect(answer).toMatchObject({
+      stage: "commit (post_feature_file)",
+      committed: true,
+      commit_sha: SHA,
+      allowed_next: ["run_quality_checks"],
+    });
+    expect(driver.execs.filter((exec) => exec.argv[0] === "bash")).toMatchObject([
+      { kind: "exec", env: [`WORKCELL_COMMIT_MESSAGE=post_feature_file: ${GOAL}`] },
+    ]);
+    expect(await store.getTask(taskId)).toMatchObject({
+      commits: 1,
+      transitions: expect.arrayContaining([expect.objectContaining({ commit_sha: SHA })]),
+    });
   });
 
   it("records a commit with nothing to commit as a no-op without a sha", async () => {
@@ -150,7 +240,10 @@ describe("PipelineService", () => {
     commit.answer = reply({ exitCode: 128, stderr: "fatal: unable to write new index file\n" });
     const taskId = await start();
     await step("instruct_feature_file", taskId);
-    await expect(step("commit", taskId)).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/unable to write new index file/) });
+    await expect(step("commit", taskId)).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/unable to write new index file/),
+    });
     expect(await store.getTask(taskId)).toMatchObject({ position: 1, commits: 0 });
   });
 
@@ -160,7 +253,10 @@ describe("PipelineService", () => {
     agentGate.hold = new Promise((resolve) => (release = resolve));
     const taskId = await start();
     await pipeline.step("instruct_feature_file", { task_id: taskId, prompt: "write it" });
-    await expect(pipeline.step("commit", { task_id: taskId })).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/still working/) });
+    await expect(pipeline.step("commit", { task_id: taskId })).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/still working/),
+    });
     expect(await store.getTask(taskId)).toMatchObject({ position: 1 });
     release();
     expect(await agents.waitIdle(worker.id, 1_000)).toBe(true);
@@ -171,7 +267,10 @@ describe("PipelineService", () => {
     const { pipeline, step, start, store, driver } = await setUp();
     const taskId = await start();
     await step("instruct_feature_file", taskId);
-    const answers = await Promise.all([pipeline.step("commit", { task_id: taskId }), pipeline.step("commit", { task_id: taskId })]);
+    const answers = await Promise.all([
+      pipeline.step("commit", { task_id: taskId }),
+      pipeline.step("commit", { task_id: taskId }),
+    ]);
     expect(answers.filter(isViolation)).toHaveLength(1);
     expect(answers.filter((answer) => !isViolation(answer))).toMatchObject([{ committed: true }]);
     expect(driver.execs.filter((exec) => exec.argv[0] === "bash")).toHaveLength(1);
@@ -191,10 +290,18 @@ describe("PipelineService", () => {
     const taskId = await start();
     for (const tool of TO_IMPLEMENTATION_CHECKS.slice(0, -1)) await step(tool, taskId);
     quality.result = { passed: false, blocking: true };
-    expect(await step("run_quality_checks", taskId)).toMatchObject({ passed: false, blocking: true, message: expect.stringMatching(/block progress/) });
+    expect(await step("run_quality_checks", taskId)).toMatchObject({
+      passed: false,
+      blocking: true,
+      message: expect.stringMatching(/block progress/),
+    });
     expect(await store.getTask(taskId)).toMatchObject({ position: 12, blocked: true });
     const refused = await step("instruct_refactor", taskId);
-    expect(refused).toMatchObject({ error: "sequence_violation", allowed_next: ["instruct_implementation"], message: expect.stringMatching(/block progress/) });
+    expect(refused).toMatchObject({
+      error: "sequence_violation",
+      allowed_next: ["instruct_implementation"],
+      message: expect.stringMatching(/block progress/),
+    });
     quality.result = { passed: true, blocking: false, coverage: 81.5 };
     for (const tool of ["instruct_implementation", "commit", "run_quality_checks"] as const) await step(tool, taskId);
     expect(await store.getTask(taskId)).toMatchObject({ position: 12, blocked: false, coverage: 81.5 });
@@ -206,8 +313,15 @@ describe("PipelineService", () => {
     const taskId = await start();
     quality.result = { passed: true, blocking: false, coverage: 90 };
     let last: StepResult | SequenceViolation | undefined;
-    for (const tool of [...TO_IMPLEMENTATION_CHECKS, "instruct_refactor", "commit", "run_quality_checks"] as Step[]) last = await step(tool, taskId);
-    expect(last).toMatchObject({ stage: "run_quality_checks (post_refactor)", passed: true, blocking: false, checks: ["lint", "tests"], report: "2 checks" });
+    for (const tool of [...TO_IMPLEMENTATION_CHECKS, "instruct_refactor", "commit", "run_quality_checks"] as Step[])
+      last = await step(tool, taskId);
+    expect(last).toMatchObject({
+      stage: "run_quality_checks (post_refactor)",
+      passed: true,
+      blocking: false,
+      checks: ["lint", "tests"],
+      report: "2 checks",
+    });
     expect(quality.inputs.at(-2)).toEqual({ context: "post_implementation" });
     expect(quality.inputs.at(-1)).toEqual({ context: "post_refactor", baselineCoverage: 90 });
   });
@@ -215,15 +329,36 @@ describe("PipelineService", () => {
   it("completes a task straight from validation, with its summary, totals and the time it took on the clock", async () => {
     const { step, start, store, clock, pipeline, worker } = await setUp();
     const taskId = await start();
-    for (const tool of [...TO_IMPLEMENTATION_CHECKS, "instruct_refactor", "commit", "run_quality_checks", "run_validation"] as Step[]) {
+    for (const tool of [
+      ...TO_IMPLEMENTATION_CHECKS,
+      "instruct_refactor",
+      "commit",
+      "run_quality_checks",
+      "run_validation",
+    ] as Step[]) {
       clock.advance(60_000);
       await step(tool, taskId);
     }
     clock.advance(30_000);
     const done = await step("mark_complete", taskId, { summary: "rounding fixed" });
-    expect(done).toMatchObject({ stage: "mark_complete", status: "complete", allowed_next: [], total_transitions: 18, total_commits: 5, duration: 16 * 60_000 + 30_000 });
-    expect(await store.getTask(taskId)).toMatchObject({ status: "complete", summary: "rounding fixed", completedAt: new Date(clock.now()).toISOString() });
-    expect(await step("commit", taskId)).toMatchObject({ error: "sequence_violation", allowed_next: [], message: expect.stringMatching(/is complete/) });
+    expect(done).toMatchObject({
+      stage: "mark_complete",
+      status: "complete",
+      allowed_next: [],
+      total_transitions: 18,
+      total_commits: 5,
+      duration: 16 * 60_000 + 30_000,
+    });
+    expect(await store.getTask(taskId)).toMatchObject({
+      status: "complete",
+      summary: "rounding fixed",
+      completedAt: new Date(clock.now()).toISOString(),
+    });
+    expect(await step("commit", taskId)).toMatchObject({
+      error: "sequence_violation",
+      allowed_next: [],
+      message: expect.stringMatching(/is complete/),
+    });
     expect(await pipeline.activeTask(worker.id)).toBeUndefined();
   });
 

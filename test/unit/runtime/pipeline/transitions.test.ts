@@ -1,7 +1,25 @@
 import { describe, expect, it } from "vitest";
-import { allowedPositions, BLOCKING_CHECKS, decideTransition, describeStep, SEQUENCE, type StepTool } from "../../../../runtime/pipeline/transitions.js";
+import {
+  allowedPositions,
+  BLOCKING_CHECKS,
+  decideTransition,
+  describeStep,
+  SEQUENCE,
+  type StepTool,
+} from "../../../../runtime/pipeline/transitions.js";
 
-const TOOLS: StepTool[] = ["accept_goal", "instruct_feature_file", "instruct_step_defs", "instruct_unit_tests", "instruct_implementation", "instruct_refactor", "run_validation", "commit", "run_quality_checks", "mark_complete"];
+const TOOLS: StepTool[] = [
+  "accept_goal",
+  "instruct_feature_file",
+  "instruct_step_defs",
+  "instruct_unit_tests",
+  "instruct_implementation",
+  "instruct_refactor",
+  "run_validation",
+  "commit",
+  "run_quality_checks",
+  "mark_complete",
+];
 const position = (description: string) => SEQUENCE.findIndex((_, index) => describeStep(index) === description);
 
 describe("the pipeline sequence", () => {
@@ -63,9 +81,18 @@ describe("the pipeline sequence", () => {
     const qcImpl = position("run_quality_checks (post_implementation)");
     const back = decideTransition(qcImpl, false, "instruct_implementation");
     expect(back).toEqual({ ok: true, to: position("instruct_implementation") });
-    expect(decideTransition(position("instruct_implementation"), false, "commit")).toEqual({ ok: true, to: position("commit (post_implementation)") });
-    expect(decideTransition(position("run_validation"), false, "instruct_feature_file")).toEqual({ ok: true, to: position("instruct_feature_file") });
-    expect(decideTransition(position("instruct_feature_file"), false, "commit")).toEqual({ ok: true, to: position("commit (post_feature_file)") });
+    expect(decideTransition(position("instruct_implementation"), false, "commit")).toEqual({
+      ok: true,
+      to: position("commit (post_implementation)"),
+    });
+    expect(decideTransition(position("run_validation"), false, "instruct_feature_file")).toEqual({
+      ok: true,
+      to: position("instruct_feature_file"),
+    });
+    expect(decideTransition(position("instruct_feature_file"), false, "commit")).toEqual({
+      ok: true,
+      to: position("commit (post_feature_file)"),
+    });
   });
 
   it("blocks forward progress after failing checks after implementation or refactor, offering only the way back", () => {

@@ -4,7 +4,10 @@ import { sandboxUser } from "../../../../runtime/docker/container-spec.js";
 import { engineError } from "../../../../runtime/testing/engine-error.js";
 import { KILLED_EXIT_CODE, readAll, reply } from "../../../../runtime/testing/fake-process.js";
 import { InMemoryContainerDriver } from "../../../../runtime/testing/in-memory-driver.js";
-import { describeContainerDriverConformance, SUITE_PROGRAMS } from "../../../conformance/container-driver-conformance.js";
+import {
+  describeContainerDriverConformance,
+  SUITE_PROGRAMS,
+} from "../../../conformance/container-driver-conformance.js";
 
 const IMAGE = "workcell-sandbox:test";
 const DEFAULT_UID = sandboxUser(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000).uid;
@@ -31,7 +34,9 @@ function suiteDriver(): InMemoryContainerDriver {
     for await (const chunk of stdin) stdout.write(chunk);
   });
   driver.onExec(["printenv"], ({ argv, env, stdout }) => {
-    const values = argv.slice(1).map((name) => env.findLast((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1));
+    const values = argv
+      .slice(1)
+      .map((name) => env.findLast((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1));
     for (const value of values) if (value !== undefined) stdout.write(`${value}\n`);
     return values.includes(undefined) ? 1 : 0;
   });
@@ -40,7 +45,11 @@ function suiteDriver(): InMemoryContainerDriver {
   return driver;
 }
 
-describeContainerDriverConformance("InMemoryContainerDriver", suiteDriver, { image: IMAGE, labels: { "dev.workcell.conformance": "true" }, defaultUid: DEFAULT_UID });
+describeContainerDriverConformance("InMemoryContainerDriver", suiteDriver, {
+  image: IMAGE,
+  labels: { "dev.workcell.conformance": "true" },
+  defaultUid: DEFAULT_UID,
+});
 
 const spec = (overrides: Partial<ContainerSpec> = {}): ContainerSpec => ({
   name: `c-${Math.random().toString(16).slice(2)}`,
@@ -61,7 +70,10 @@ const spec = (overrides: Partial<ContainerSpec> = {}): ContainerSpec => ({
   ...overrides,
 });
 
-async function runningContainer(driver: InMemoryContainerDriver, overrides: Partial<ContainerSpec> = {}): Promise<string> {
+async function runningContainer(
+  driver: InMemoryContainerDriver,
+  overrides: Partial<ContainerSpec> = {},
+): Promise<string> {
   const id = await driver.create(spec(overrides));
   await driver.start(id);
   return id;
@@ -71,9 +83,25 @@ describe("InMemoryContainerDriver as a test double", () => {
   it("answers an exec nobody registered with exit 0 and no output, and records what was asked", async () => {
     const driver = new InMemoryContainerDriver({ images: [IMAGE] });
     const id = await runningContainer(driver);
-    const result = await driver.exec(id, { argv: ["git", "status"], env: ["A=1"], stdin: Buffer.from("in"), user: "0:0" });
+    const result = await driver.exec(id, {
+      argv: ["git", "status"],
+      env: ["A=1"],
+      stdin: Buffer.from("in"),
+      user: "0:0",
+    });
     expect(result).toEqual({ exitCode: 0, stdout: Buffer.alloc(0), stderr: Buffer.alloc(0) });
-    expect(driver.execs).toEqual([{ kind: "exec", containerId: id, argv: ["git", "status"], env: ["A=1"], user: "0:0", workingDir: "/workspace", stdin: Buffer.from("in"), terminalSizes: [] }]);
+    expect(driver.execs).toEqual([
+      {
+        kind: "exec",
+        containerId: id,
+        argv: ["git", "status"],
+        env: ["A=1"],
+        user: "0:0",
+        workingDir: "/workspace",
+        stdin: Buffer.from("in"),
+        terminalSizes: [],
+      },
+    ]);
   });
 
   it("runs the latest registered program whose words start the argv", async () => {
@@ -99,7 +127,10 @@ describe("InMemoryContainerDriver as a test double", () => {
     driver.failNext("start", refused);
     driver.failNext("start");
     await expect(driver.start(id)).rejects.toBe(refused);
-    await expect(driver.start(id)).rejects.toMatchObject({ statusCode: 500, message: expect.stringMatching(/injected failure of start/) });
+    await expect(driver.start(id)).rejects.toMatchObject({
+      statusCode: 500,
+      message: expect.stringMatching(/injected failure of start/),
+    });
     expect(await driver.inspect(id)).toMatchObject({ running: false, status: "created" });
     await driver.start(id);
     expect(await driver.inspect(id)).toMatchObject({ running: true });
@@ -107,12 +138,20 @@ describe("InMemoryContainerDriver as a test double", () => {
 
   it("reports a container whose main process was killed for memory (in inspect only, as the engine does), and ends what ran in it", async () => {
     const driver = new InMemoryContainerDriver({ images: [IMAGE] });
-    driver.onExec(["agent"], ({ signal }) => new Promise<number>((resolve) => signal.addEventListener("abort", () => resolve(0))));
+    driver.onExec(
+      ["agent"],
+      ({ signal }) => new Promise<number>((resolve) => signal.addEventListener("abort", () => resolve(0))),
+    );
     const id = await runningContainer(driver);
     const session = await driver.attach(id, ["agent"]);
     driver.exitContainer(id, { exitCode: 137, oomKilled: true });
     expect(await session.exited).toBe(KILLED_EXIT_CODE);
-    expect(await driver.inspect(id)).toMatchObject({ running: false, status: "exited", exitCode: 137, oomKilled: true });
+    expect(await driver.inspect(id)).toMatchObject({
+      running: false,
+      status: "exited",
+      exitCode: 137,
+      oomKilled: true,
+    });
     expect(await driver.list({})).toMatchObject([{ id, exitCode: 137, oomKilled: false }]);
     await driver.start(id);
     expect(await driver.inspect(id)).toMatchObject({ running: true, exitCode: 0, oomKilled: false });
@@ -127,7 +166,13 @@ describe("InMemoryContainerDriver as a test double", () => {
     await session.resize?.(120, 40);
     session.stdin.end();
     await session.exited;
-    expect(driver.execs[0]).toMatchObject({ kind: "attach", terminalSizes: [{ columns: 80, rows: 24 }, { columns: 120, rows: 40 }] });
+    expect(driver.execs[0]).toMatchObject({
+      kind: "attach",
+      terminalSizes: [
+        { columns: 80, rows: 24 },
+        { columns: 120, rows: 40 },
+      ],
+    });
   });
 
   it("refuses an image it lacks until one is added or built, and reports the build's progress", async () => {

@@ -3,13 +3,23 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { normalizePolicy } from "../../../../runtime/permissions/policy.js";
-import { admitBindSources, bindSourcePaths, compareIdentity, verifyBindSources } from "../../../../runtime/workers/bind-sources.js";
+import {
+  admitBindSources,
+  bindSourcePaths,
+  compareIdentity,
+  verifyBindSources,
+} from "../../../../runtime/workers/bind-sources.js";
 
-const policyOf = (input: Parameters<typeof normalizePolicy>[0]) => normalizePolicy(input, { dataDir: "/var/lib/workcell" });
+const policyOf = (input: Parameters<typeof normalizePolicy>[0]) =>
+  normalizePolicy(input, { dataDir: "/var/lib/workcell" });
 
 describe("bind sources", () => {
   it("lists grants, deny.write overlays and hidden deny.read paths with their fields", () => {
-    const policy = policyOf({ write: ["/srv/w"], read: ["/srv/r"], deny: { write: ["/srv/w/locked"], read: ["/srv/r/secret"] } });
+    const policy = policyOf({
+      write: ["/srv/w"],
+      read: ["/srv/r"],
+      deny: { write: ["/srv/w/locked"], read: ["/srv/r/secret"] },
+    });
     expect(bindSourcePaths(policy)).toEqual([
       { path: "/srv/w", field: "write", required: true },
       { path: "/srv/r", field: "read", required: true },
@@ -38,7 +48,10 @@ describe("admitting and verifying bind sources on the host", () => {
   it("refuses a grant that goes through a symlink, naming the field", async () => {
     await mkdir(path.join(dir, "real"));
     await symlink(path.join(dir, "real"), path.join(dir, "alias"));
-    await expect(admitBindSources(policyOf({ read: [path.join(dir, "alias")] }), {})).rejects.toMatchObject({ code: "invalid_input", details: { field: "permissions.read" } });
+    await expect(admitBindSources(policyOf({ read: [path.join(dir, "alias")] }), {})).rejects.toMatchObject({
+      code: "invalid_input",
+      details: { field: "permissions.read" },
+    });
   });
 
   it("refuses a grant that holds the DOCKER_HOST socket", async () => {
@@ -48,7 +61,9 @@ describe("admitting and verifying bind sources on the host", () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(fake, resolve));
     try {
-      await expect(admitBindSources(policyOf({ write: [dir] }), { DOCKER_HOST: `unix://${fake}` })).rejects.toMatchObject({ details: { field: "permissions.write" } });
+      await expect(
+        admitBindSources(policyOf({ write: [dir] }), { DOCKER_HOST: `unix://${fake}` }),
+      ).rejects.toMatchObject({ details: { field: "permissions.write" } });
     } finally {
       server.close();
     }
@@ -64,7 +79,10 @@ describe("admitting and verifying bind sources on the host", () => {
 
     await rename(path.join(dir, "grant", "p"), path.join(dir, "grant", "p.old"));
     await symlink(path.join(dir, "elsewhere"), path.join(dir, "grant", "p"));
-    await expect(verifyBindSources("w1", policy, recorded)).rejects.toMatchObject({ code: "conflict", details: { path: locked } });
+    await expect(verifyBindSources("w1", policy, recorded)).rejects.toMatchObject({
+      code: "conflict",
+      details: { path: locked },
+    });
 
     await rm(path.join(dir, "grant", "p"));
     await mkdir(path.join(dir, "grant", "p", "locked"), { recursive: true });

@@ -1,7 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { SANDBOX_USER_HELPER } from "../../../../contract/container.js";
-import { asSandboxUser, mcpServerArgv, TOOLS_EXEC, TOOLS_SNAPSHOT, toolsArgv } from "../../../../runtime/workers/in-container.js";
+import {
+  asSandboxUser,
+  mcpServerArgv,
+  TOOLS_EXEC,
+  TOOLS_SNAPSHOT,
+  toolsArgv,
+} from "../../../../runtime/workers/in-container.js";
 
 describe("the argv of workcell's in-container programs", () => {
   it("starts them from the image's node, the same under every runtime", () => {
@@ -14,7 +20,13 @@ describe("the argv of workcell's in-container programs", () => {
   });
 
   it("runs anything else as the sandbox user through the image's helper", () => {
-    expect(asSandboxUser({ uid: 1000, gid: 1001 }, ["sleep", "infinity"])).toEqual([SANDBOX_USER_HELPER, "1000", "1001", "sleep", "infinity"]);
+    expect(asSandboxUser({ uid: 1000, gid: 1001 }, ["sleep", "infinity"])).toEqual([
+      SANDBOX_USER_HELPER,
+      "1000",
+      "1001",
+      "sleep",
+      "infinity",
+    ]);
   });
 
   it("names the helper the sandbox image compiles", async () => {

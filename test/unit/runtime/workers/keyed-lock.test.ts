@@ -14,7 +14,17 @@ describe("KeyedLock", () => {
     const lock = new KeyedLock();
     const order: string[] = [];
     let releaseFirst = () => undefined as void;
-    const first = lock.run("a", () => new Promise<void>((resolve) => (releaseFirst = () => { order.push("first"); resolve(); })));
+    const first = lock.run(
+      "a",
+      () =>
+        new Promise<void>(
+          (resolve) =>
+            (releaseFirst = () => {
+              order.push("first");
+              resolve();
+            }),
+        ),
+    );
     const second = lock.run("a", async () => void order.push("second"));
     await Promise.resolve();
     expect(order).toEqual([]);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ShellMarkerFilter } from "../../../../runtime/workers/shell-markers.js";
 
-const marker = (nonce: string, report?: unknown) => `\u001b]7717;workcell;${nonce};${report === undefined ? "" : Buffer.from(JSON.stringify(report)).toString("base64")}\u0007`;
+const marker = (nonce: string, report?: unknown) =>
+  `\u001b]7717;workcell;${nonce};${report === undefined ? "" : Buffer.from(JSON.stringify(report)).toString("base64")}\u0007`;
 
 describe("the shell's report filter", () => {
   it("takes reports out of the stream, even cut mid-marker, and keeps everything else byte for byte", () => {
@@ -22,7 +23,9 @@ describe("the shell's report filter", () => {
   it("drops reports with another nonce, and malformed ones, from the stream and the record", () => {
     const filter = new ShellMarkerFilter();
     filter.push(Buffer.from(marker("1")));
-    const { output, reports } = filter.push(Buffer.from(`a${marker("2", { command: "forged", allowed: true, audit: [] })}b${marker("1", { command: 7 })}c`));
+    const { output, reports } = filter.push(
+      Buffer.from(`a${marker("2", { command: "forged", allowed: true, audit: [] })}b${marker("1", { command: 7 })}c`),
+    );
     expect(output.toString()).toBe("abc");
     expect(reports).toEqual([]);
   });

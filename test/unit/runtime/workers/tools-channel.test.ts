@@ -24,7 +24,15 @@ function channelDriver(handle: ModeHandler): { driver: ContainerDriver; attaches
       });
       return { stdin, stdout, stderr: new PassThrough(), exited: served, close: () => stdin.end() };
     },
-    inspect: async () => ({ id: "c", name: "c", running: true, status: "running", exitCode: 0, oomKilled: false, labels: {} }),
+    inspect: async () => ({
+      id: "c",
+      name: "c",
+      running: true,
+      status: "running",
+      exitCode: 0,
+      oomKilled: false,
+      labels: {},
+    }),
   } as unknown as ContainerDriver;
   return { driver, attaches: () => attaches, execs };
 }
@@ -54,10 +62,19 @@ describe("the control channel", () => {
   });
 
   it("turns an {error} answer into a refusal and a wrong shape into an internal error", async () => {
-    const { driver } = channelDriver(async (mode) => (mode === "denied" ? { error: "PermissionDenied: run access to \"curl\"", code: "permission_denied" } : { unexpected: true }));
+    const { driver } = channelDriver(async (mode) =>
+      mode === "denied"
+        ? { error: 'PermissionDenied: run access to "curl"', code: "permission_denied" }
+        : { unexpected: true },
+    );
     const channels = new ToolsChannels(driver);
-    await expect(channels.call("c", "denied", [], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: "permission_denied" });
-    await expect(channels.call("c", "odd", [], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({ code: "internal", message: expect.stringContaining("unexpected shape") });
+    await expect(channels.call("c", "denied", [], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: "permission_denied",
+    });
+    await expect(channels.call("c", "odd", [], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({
+      code: "internal",
+      message: expect.stringContaining("unexpected shape"),
+    });
     await channels.closeAll();
   });
 

@@ -15,7 +15,10 @@ import { describeWorkerLifecycle } from "../../../conformance/worker-lifecycle-c
 
 const IMAGE = "workcell-sandbox:in-memory";
 
-describeWorkerLifecycle("the in-memory driver", async () => ({ driver: new InMemoryContainerDriver({ images: [IMAGE] }), image: IMAGE }));
+describeWorkerLifecycle("the in-memory driver", async () => ({
+  driver: new InMemoryContainerDriver({ images: [IMAGE] }),
+  image: IMAGE,
+}));
 
 // What only a fake engine can do: fail on cue.
 describe("worker lifecycle when the engine fails", () => {
@@ -30,8 +33,19 @@ describe("worker lifecycle when the engine fails", () => {
     const repo = path.join(root, "repo");
     await mkdir(repo);
     await writeFile(path.join(repo, "README.md"), "# demo\n");
-    const env = { ...process.env, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.invalid", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.invalid" };
-    for (const args of [["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "initial"]]) execFileSync("git", args, { cwd: repo, env });
+    const env = {
+      ...process.env,
+      GIT_AUTHOR_NAME: "T",
+      GIT_AUTHOR_EMAIL: "t@example.invalid",
+      GIT_COMMITTER_NAME: "T",
+      GIT_COMMITTER_EMAIL: "t@example.invalid",
+    };
+    for (const args of [
+      ["init", "-q", "-b", "main"],
+      ["add", "."],
+      ["commit", "-qm", "initial"],
+    ])
+      execFileSync("git", args, { cwd: repo, env });
     const dataDir = path.join(root, "data");
     const driver = new InMemoryContainerDriver({ images: [IMAGE] });
     const store = new InMemoryStateStore();

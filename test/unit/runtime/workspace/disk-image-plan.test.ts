@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { buildMkfsArgs, imagePathOf, keptImagePathOf, keptPathOf, MIN_INODES, MOUNT_OPTIONS, planDiskImage, rateDiskUsage } from "../../../../runtime/workspace/disk-image-plan.js";
+import {
+  buildMkfsArgs,
+  imagePathOf,
+  keptImagePathOf,
+  keptPathOf,
+  MIN_INODES,
+  MOUNT_OPTIONS,
+  planDiskImage,
+  rateDiskUsage,
+} from "../../../../runtime/workspace/disk-image-plan.js";
 
 describe("planDiskImage", () => {
   it("makes the image exactly diskMb and gives one inode per 16 KiB", () => {

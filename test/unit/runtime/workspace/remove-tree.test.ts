@@ -33,7 +33,12 @@ describe("removeTree", () => {
     made.push(root);
     await makeDeepChain(root);
     await removeTree(root);
-    expect(await stat(root).then(() => "present", (error: NodeJS.ErrnoException) => error.code)).toBe("ENOENT");
+    expect(
+      await stat(root).then(
+        () => "present",
+        (error: NodeJS.ErrnoException) => error.code,
+      ),
+    ).toBe("ENOENT");
   });
 
   it("deletes an ordinary tree and accepts one that is already gone", async () => {
@@ -43,6 +48,11 @@ describe("removeTree", () => {
     await writeFile(path.join(root, "a", "b", "f.txt"), "x");
     await removeTree(root);
     await removeTree(root);
-    expect(await stat(root).then(() => "present", (error: NodeJS.ErrnoException) => error.code)).toBe("ENOENT");
+    expect(
+      await stat(root).then(
+        () => "present",
+        (error: NodeJS.ErrnoException) => error.code,
+      ),
+    ).toBe("ENOENT");
   });
 });

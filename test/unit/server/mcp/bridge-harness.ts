@@ -1,7 +1,11 @@
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { vi } from "vitest";
-import { BridgeSession, type BridgeSessionOptions, type ToolCallRecord } from "../../../../server/mcp/bridge-session.js";
+import {
+  BridgeSession,
+  type BridgeSessionOptions,
+  type ToolCallRecord,
+} from "../../../../server/mcp/bridge-session.js";
 
 /** A bridge session between raw HTTP requests (the agent) and a scripted in-memory container. */
 export interface BridgeHarness {
@@ -21,7 +25,9 @@ export interface BridgeHarness {
   /** Sends a request of the session that is not a POST (GET, DELETE). */
   request(method: "GET" | "DELETE"): Promise<Response>;
   /** Waits for the bridge to send the container a message that matches. */
-  nextToContainer(match: (message: JSONRPCMessage & { id?: RequestId; method?: string; params?: Record<string, unknown> }) => boolean): Promise<JSONRPCMessage>;
+  nextToContainer(
+    match: (message: JSONRPCMessage & { id?: RequestId; method?: string; params?: Record<string, unknown> }) => boolean,
+  ): Promise<JSONRPCMessage>;
 }
 
 const URL_ = "http://bridge.test/v1/workers/w1/mcp";
@@ -29,7 +35,8 @@ const URL_ = "http://bridge.test/v1/workers/w1/mcp";
 /** The JSON-RPC messages of a finished SSE (or JSON) response body. */
 export async function readMessages(response: Response): Promise<JSONRPCMessage[]> {
   const text = await response.text();
-  if (response.headers.get("content-type")?.includes("application/json")) return [JSON.parse(text) as JSONRPCMessage].flat();
+  if (response.headers.get("content-type")?.includes("application/json"))
+    return [JSON.parse(text) as JSONRPCMessage].flat();
   return text
     .split("\n")
     .filter((line) => line.startsWith("data:") && line.slice(5).trim() !== "")
@@ -40,7 +47,9 @@ function headersFor(sessionId: string | undefined): Record<string, string> {
   return {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
-    ...(sessionId === undefined ? {} : { "mcp-session-id": sessionId, "mcp-protocol-version": LATEST_PROTOCOL_VERSION }),
+    ...(sessionId === undefined
+      ? {}
+      : { "mcp-session-id": sessionId, "mcp-protocol-version": LATEST_PROTOCOL_VERSION }),
   };
 }
 
@@ -58,7 +67,15 @@ export async function openBridgeSession(options: Partial<BridgeSessionOptions> =
     toContainer.push(message);
     const request = message as { id?: RequestId; method?: string };
     if (request.method === "initialize" && request.id !== undefined) {
-      void container.send({ jsonrpc: "2.0", id: request.id, result: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { tools: {} }, serverInfo: { name: "scripted", version: "1" } } });
+      void container.send({
+        jsonrpc: "2.0",
+        id: request.id,
+        result: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: { tools: {} },
+          serverInfo: { name: "scripted", version: "1" },
+        },
+      });
     }
   };
   await container.start();
@@ -72,11 +89,25 @@ export async function openBridgeSession(options: Partial<BridgeSessionOptions> =
   });
   await session.start();
   const post = (body: unknown, sessionId: string | undefined, signal?: AbortSignal) =>
-    session.handle(new Request(URL_, { method: "POST", headers: headersFor(sessionId), body: JSON.stringify(body), ...(signal === undefined ? {} : { signal }) }), body);
-  const initialize = { jsonrpc: "2.0", id: "init", method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "test", version: "1" } } };
+    session.handle(
+      new Request(URL_, {
+        method: "POST",
+        headers: headersFor(sessionId),
+        body: JSON.stringify(body),
+        ...(signal === undefined ? {} : { signal }),
+      }),
+      body,
+    );
+  const initialize = {
+    jsonrpc: "2.0",
+    id: "init",
+    method: "initialize",
+    params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "test", version: "1" } },
+  };
   const initialized = await post(initialize, undefined);
   const sessionId = initialized.headers.get("mcp-session-id");
-  if (sessionId === null) throw new Error(`initialize answered ${initialized.status} without a session id: ${await initialized.text()}`);
+  if (sessionId === null)
+    throw new Error(`initialize answered ${initialized.status} without a session id: ${await initialized.text()}`);
   await initialized.text();
   await post({ jsonrpc: "2.0", method: "notifications/initialized" }, sessionId);
   return {
@@ -88,7 +119,8 @@ export async function openBridgeSession(options: Partial<BridgeSessionOptions> =
     closed,
     sessionId,
     post: (body, signal) => post(body, sessionId, signal),
-    request: (method) => session.handle(new Request(URL_, { method, headers: { ...headersFor(sessionId), accept: "text/event-stream" } })),
+    request: (method) =>
+      session.handle(new Request(URL_, { method, headers: { ...headersFor(sessionId), accept: "text/event-stream" } })),
     nextToContainer: (match) =>
       vi.waitFor(() => {
         const found = toContainer.find((message) => match(message as never));
@@ -99,7 +131,11 @@ export async function openBridgeSession(options: Partial<BridgeSessionOptions> =
 }
 
 /** A promise with its resolve and reject in hand. */
-export function createDeferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: Error) => void } {
+export function createDeferred<T>(): {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: Error) => void;
+} {
   let resolve!: (value: T) => void;
   let reject!: (error: Error) => void;
   const promise = new Promise<T>((res, rej) => {

@@ -11,8 +11,18 @@ afterEach(async () => {
   harness = undefined;
 });
 
-const approvalRequest = (id: string) => ({ jsonrpc: "2.0" as const, id, method: APPROVAL_METHOD, params: { tool: "write_file", args: { path: "a.txt" } } });
-const admissionRequest = (id: string) => ({ jsonrpc: "2.0" as const, id, method: ADMISSION_METHOD, params: { key: `key-${id}`, tool: "build_run" } });
+const approvalRequest = (id: string) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  method: APPROVAL_METHOD,
+  params: { tool: "write_file", args: { path: "a.txt" } },
+});
+const admissionRequest = (id: string) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  method: ADMISSION_METHOD,
+  params: { key: `key-${id}`, tool: "build_run" },
+});
 
 describe("BridgeSession approvals", () => {
   it("answers the container's approval request with the control plane's decision, and the agent never sees the request", async () => {
@@ -23,23 +33,50 @@ describe("BridgeSession approvals", () => {
         return { decision: "approve" };
       },
     });
-    const call = harness.post({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "write_file", arguments: { path: "a.txt" } } });
+    const call = harness.post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "write_file", arguments: { path: "a.txt" } },
+    });
     await harness.nextToContainer((message) => message.id === 1);
     await harness.container.send(approvalRequest("ap-1"));
-    expect(await harness.nextToContainer((message) => message.id === "ap-1")).toEqual({ jsonrpc: "2.0", id: "ap-1", result: { decision: "approve" } });
-    expect(asked).toEqual([{ workerId: "w1", sessionId: harness.sessionId, params: { tool: "write_file", args: { path: "a.txt" } }, signal: expect.any(AbortSignal) }]);
+    expect(await harness.nextToContainer((message) => message.id === "ap-1")).toEqual({
+      jsonrpc: "2.0",
+      id: "ap-1",
+      result: { decision: "approve" },
+    });
+    expect(asked).toEqual([
+      {
+        workerId: "w1",
+        sessionId: harness.sessionId,
+        params: { tool: "write_file", args: { path: "a.txt" } },
+        signal: expect.any(AbortSignal),
+      },
+    ]);
     await harness.container.send({ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "written" }] } });
-    expect(await readMessages(await call)).toEqual([{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "written" }] } }]);
+    expect(await readMessages(await call)).toEqual([
+      { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "written" }] } },
+    ]);
   });
 
   it("answers with a JSON-RPC error carrying the reason when the decision fails, or when the control plane takes no approvals", async () => {
-    harness = await openBridgeSession({ onApprovalRequest: async () => Promise.reject(new Error("the reviewer queue is full")) });
+    harness = await openBridgeSession({
+      onApprovalRequest: async () => Promise.reject(new Error("the reviewer queue is full")),
+    });
     await harness.container.send(approvalRequest("ap-2"));
-    expect(await harness.nextToContainer((message) => message.id === "ap-2")).toEqual({ jsonrpc: "2.0", id: "ap-2", error: { code: -32603, message: "the reviewer queue is full" } });
+    expect(await harness.nextToContainer((message) => message.id === "ap-2")).toEqual({
+      jsonrpc: "2.0",
+      id: "ap-2",
+      error: { code: -32603, message: "the reviewer queue is full" },
+    });
     await harness.session.close();
     harness = await openBridgeSession();
     await harness.container.send(approvalRequest("ap-3"));
-    expect(await harness.nextToContainer((message) => message.id === "ap-3")).toMatchObject({ id: "ap-3", error: { code: -32603, message: "approvals are not available on this control plane" } });
+    expect(await harness.nextToContainer((message) => message.id === "ap-3")).toMatchObject({
+      id: "ap-3",
+      error: { code: -32603, message: "approvals are not available on this control plane" },
+    });
   });
 
   it("stops waiting for a decision when the container cancels the request, and when the session ends (with session_closed)", async () => {
@@ -64,7 +101,11 @@ describe("BridgeSession admissions", () => {
   it("grants an unmetered ticket at once when the control plane meters nothing", async () => {
     harness = await openBridgeSession();
     await harness.container.send(admissionRequest("ad-1"));
-    expect(await harness.nextToContainer((message) => message.id === "ad-1")).toEqual({ jsonrpc: "2.0", id: "ad-1", result: { ticket: "unmetered" } });
+    expect(await harness.nextToContainer((message) => message.id === "ad-1")).toEqual({
+      jsonrpc: "2.0",
+      id: "ad-1",
+      result: { ticket: "unmetered" },
+    });
   });
 
   it("passes queue positions to the container, answers a ticket, and gives the slot back when the container releases it", async () => {
@@ -80,21 +121,37 @@ describe("BridgeSession admissions", () => {
     });
     await harness.container.send(admissionRequest("ad-2"));
     position?.(3);
-    expect(await harness.nextToContainer((message) => message.method === ADMISSION_POSITION)).toEqual({ jsonrpc: "2.0", method: ADMISSION_POSITION, params: { key: "key-ad-2", position: 3 } });
+    expect(await harness.nextToContainer((message) => message.method === ADMISSION_POSITION)).toEqual({
+      jsonrpc: "2.0",
+      method: ADMISSION_POSITION,
+      params: { key: "key-ad-2", position: 3 },
+    });
     slot.resolve(() => released.push("ad-2"));
-    const granted = (await harness.nextToContainer((message) => message.id === "ad-2")) as unknown as { result: { ticket: string } };
+    const granted = (await harness.nextToContainer((message) => message.id === "ad-2")) as unknown as {
+      result: { ticket: string };
+    };
     expect(granted.result.ticket).toMatch(/^[0-9a-f-]{36}$/);
     expect(released).toEqual([]);
-    await harness.container.send({ jsonrpc: "2.0", method: ADMISSION_RELEASE, params: { ticket: granted.result.ticket } });
+    await harness.container.send({
+      jsonrpc: "2.0",
+      method: ADMISSION_RELEASE,
+      params: { ticket: granted.result.ticket },
+    });
     expect(released).toEqual(["ad-2"]);
     await harness.session.close();
     expect(released).toEqual(["ad-2"]);
   });
 
   it("answers a refused admission with a JSON-RPC error carrying the reason", async () => {
-    harness = await openBridgeSession({ onAdmissionRequest: async () => Promise.reject(new Error("the host queue is closed")) });
+    harness = await openBridgeSession({
+      onAdmissionRequest: async () => Promise.reject(new Error("the host queue is closed")),
+    });
     await harness.container.send(admissionRequest("ad-3"));
-    expect(await harness.nextToContainer((message) => message.id === "ad-3")).toEqual({ jsonrpc: "2.0", id: "ad-3", error: { code: -32603, message: "the host queue is closed" } });
+    expect(await harness.nextToContainer((message) => message.id === "ad-3")).toEqual({
+      jsonrpc: "2.0",
+      id: "ad-3",
+      error: { code: -32603, message: "the host queue is closed" },
+    });
   });
 
   it("gives back every slot it holds and stops every wait when the session ends; a slot granted later goes straight back", async () => {

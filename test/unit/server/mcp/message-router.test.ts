@@ -21,8 +21,20 @@ describe("MessageRouter", () => {
     const router = new MessageRouter();
     router.fromClient(request(1, "a"));
     router.fromClient(request(2, "b"));
-    expect(router.toClient({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "b", progress: 1 } })).toEqual({ kind: "related", requestId: 2 });
-    expect(router.toClient({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "zzz", progress: 1 } }).kind).toBe("drop");
+    expect(
+      router.toClient({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "b", progress: 1 },
+      }),
+    ).toEqual({ kind: "related", requestId: 2 });
+    expect(
+      router.toClient({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: { progressToken: "zzz", progress: 1 },
+      }).kind,
+    ).toBe("drop");
   });
 
   it("relates server-initiated messages to the only open request, else uses the standalone stream", () => {

@@ -13,13 +13,20 @@ function createContainerServer(events: string[]): McpServer {
   server.registerTool("slow", { inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= steps; i += 1) {
-      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: steps },
+        });
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     return { content: [{ type: "text", text: `done ${steps}` }] };
   });
   server.registerTool("ask", { inputSchema: {} }, async () => {
-    const answer = await server.server.elicitInput({ message: "Proceed?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } } });
+    const answer = await server.server.elicitInput({
+      message: "Proceed?",
+      requestedSchema: { type: "object", properties: { ok: { type: "boolean" } } },
+    });
     return { content: [{ type: "text", text: `answer ${answer.action} ${JSON.stringify(answer.content)}` }] };
   });
   server.registerTool("wait", { inputSchema: {} }, async (_args, extra) => {
@@ -27,7 +34,9 @@ function createContainerServer(events: string[]): McpServer {
     events.push("cancelled");
     return { content: [{ type: "text", text: "cancelled" }] };
   });
-  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text }] }));
+  server.registerTool("echo", { inputSchema: { text: z.string() } }, async ({ text }) => ({
+    content: [{ type: "text", text }],
+  }));
   return server;
 }
 
@@ -62,11 +71,17 @@ afterEach(async () => {
   await bridge.closeAll();
 });
 
-const fetchThroughBridge = (workerId: string) => async (url: string | URL, init?: RequestInit) => bridge.handle(workerId, new Request(url, init));
+const fetchThroughBridge = (workerId: string) => async (url: string | URL, init?: RequestInit) =>
+  bridge.handle(workerId, new Request(url, init));
 
 async function connect(workerId = "w1", withElicitation = false) {
-  const client = new Client({ name: "test", version: "1" }, { capabilities: withElicitation ? { elicitation: {} } : {} });
-  const transport = new StreamableHTTPClientTransport(new URL("http://bridge.test/mcp"), { fetch: fetchThroughBridge(workerId) });
+  const client = new Client(
+    { name: "test", version: "1" },
+    { capabilities: withElicitation ? { elicitation: {} } : {} },
+  );
+  const transport = new StreamableHTTPClientTransport(new URL("http://bridge.test/mcp"), {
+    fetch: fetchThroughBridge(workerId),
+  });
   await client.connect(transport);
   return { client, transport };
 }
@@ -85,7 +100,9 @@ describe("WorkerBridge", () => {
   it("routes progress notifications to the stream of the request that carries the token", async () => {
     const { client } = await connect();
     const seen: number[] = [];
-    const result = await client.callTool({ name: "slow", arguments: { steps: 4 } }, undefined, { onprogress: (progress) => seen.push(progress.progress) });
+    const result = await client.callTool({ name: "slow", arguments: { steps: 4 } }, undefined, {
+      onprogress: (progress) => seen.push(progress.progress),
+    });
     expect(textOf(result)).toBe("done 4");
     expect(seen).toEqual([1, 2, 3, 4]);
   });
@@ -145,7 +162,11 @@ describe("WorkerBridge", () => {
       "w1",
       new Request("http://bridge.test/mcp", {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": "nope" },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": "nope",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       }),
     );
@@ -158,7 +179,11 @@ describe("WorkerBridge", () => {
       "w2",
       new Request("http://bridge.test/mcp", {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": transport.sessionId ?? "" },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": transport.sessionId ?? "",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       }),
     );
@@ -221,7 +246,11 @@ describe("WorkerBridge idle expiry", () => {
     });
     try {
       const client = new Client({ name: "idle", version: "1" });
-      await client.connect(new StreamableHTTPClientTransport(new URL("http://bridge.test/mcp"), { fetch: async (url, init) => idleBridge.handle("w1", new Request(url, init)) }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("http://bridge.test/mcp"), {
+          fetch: async (url, init) => idleBridge.handle("w1", new Request(url, init)),
+        }),
+      );
       expect(idleBridge.size).toBe(1);
       await expect.poll(() => idleBridge.size, { timeout: 2_000 }).toBe(0);
     } finally {

@@ -1,12 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { applyTextEdits, findPythonSymbol } from "../../../../tools/code/python-language-server.js";
 
-const range = (line: number, start: number, end: number) => ({ start: { line, character: start }, end: { line, character: end } });
+const range = (line: number, start: number, end: number) => ({
+  start: { line, character: start },
+  end: { line, character: end },
+});
 
 describe("applyTextEdits", () => {
   it("applies edits from the end so earlier offsets stay valid, across lines", () => {
     const text = "def f():\n    return f()\n";
-    expect(applyTextEdits(text, [{ range: range(0, 4, 5), newText: "g" }, { range: range(1, 11, 12), newText: "g" }])).toBe("def g():\n    return g()\n");
+    expect(
+      applyTextEdits(text, [
+        { range: range(0, 4, 5), newText: "g" },
+        { range: range(1, 11, 12), newText: "g" },
+      ]),
+    ).toBe("def g():\n    return g()\n");
   });
 
   it("counts columns in UTF-16 units, as LSP does", () => {
@@ -15,7 +23,8 @@ describe("applyTextEdits", () => {
 });
 
 describe("findPythonSymbol", () => {
-  const source = '# total mentioned in a comment\nlabel = "total"\n\nclass Cart:\n    def total(self):\n        return 1\n';
+  const source =
+    '# total mentioned in a comment\nlabel = "total"\n\nclass Cart:\n    def total(self):\n        return 1\n';
 
   it("prefers the def or class, pointing at the name", () => {
     expect(findPythonSymbol(source, "total", "cart.py")).toEqual({ line: 5, column: 9 });

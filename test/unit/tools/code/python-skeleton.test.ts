@@ -23,13 +23,19 @@ const SOURCE = "def want_bytes(s):\n    return s\n\n\nclass Signer:\n    pass\n"
 describe("pythonTestSkeleton's import", () => {
   it("imports a src-layout package by its own name, not as src.…", async () => {
     const dir = await project({ "src/itsdangerous/encoding.py": SOURCE, "src/itsdangerous/__init__.py": "" });
-    expect(pythonTestSkeleton(dir, "src/itsdangerous/encoding.py", SOURCE, undefined).split("\n")[0]).toBe("from itsdangerous.encoding import want_bytes, Signer");
-    expect(pythonTestSkeleton(dir, "src/itsdangerous/__init__.py", SOURCE, "want_bytes").split("\n")[0]).toBe("from itsdangerous import want_bytes");
+    expect(pythonTestSkeleton(dir, "src/itsdangerous/encoding.py", SOURCE, undefined).split("\n")[0]).toBe(
+      "from itsdangerous.encoding import want_bytes, Signer",
+    );
+    expect(pythonTestSkeleton(dir, "src/itsdangerous/__init__.py", SOURCE, "want_bytes").split("\n")[0]).toBe(
+      "from itsdangerous import want_bytes",
+    );
   });
 
   it("keeps src in the name where src is itself a package, and imports flat layouts by path", async () => {
     const dir = await project({ "src/__init__.py": "", "src/util.py": SOURCE, "app/core.py": SOURCE });
-    expect(pythonTestSkeleton(dir, "src/util.py", SOURCE, "want_bytes").split("\n")[0]).toBe("from src.util import want_bytes");
+    expect(pythonTestSkeleton(dir, "src/util.py", SOURCE, "want_bytes").split("\n")[0]).toBe(
+      "from src.util import want_bytes",
+    );
     expect(pythonTestSkeleton(dir, "app/core.py", SOURCE, "Signer").split("\n")[0]).toBe("from app.core import Signer");
   });
 });

@@ -3,7 +3,18 @@ import { parseNameStatus, parseNumstat } from "../../../../tools/commands/diff-c
 
 describe("diff parsing", () => {
   it("parses name-status with renames and odd file names", () => {
-    const output = ["M", "src/a.ts", "A", "new file.txt", "R087", "old.ts", "renamed.ts", "D", "gone:colon.md", ""].join("\0");
+    const output = [
+      "M",
+      "src/a.ts",
+      "A",
+      "new file.txt",
+      "R087",
+      "old.ts",
+      "renamed.ts",
+      "D",
+      "gone:colon.md",
+      "",
+    ].join("\0");
     expect(parseNameStatus(output)).toEqual([
       { path: "src/a.ts", status: "modified" },
       { path: "new file.txt", status: "added" },

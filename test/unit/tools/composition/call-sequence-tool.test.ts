@@ -12,7 +12,13 @@ const context = { signal: new AbortController().signal, sendNotification: async 
 
 function registryWithEcho() {
   const registry = new ToolRegistry(new McpServer({ name: "t", version: "1" }));
-  registry.register({ name: "echo", description: "echo", inputSchema: { text: z.string() }, annotations: {}, handler: async ({ text }) => textResult(text) });
+  registry.register({
+    name: "echo",
+    description: "echo",
+    inputSchema: { text: z.string() },
+    annotations: {},
+    handler: async ({ text }) => textResult(text),
+  });
   registry.register({
     name: "explode",
     description: "throws",
@@ -51,11 +57,21 @@ describe("run_pipeline", () => {
   it("passes the previous step's output on, and reports each step", async () => {
     const result = await registryWithEcho().call(
       "run_pipeline",
-      { steps: [{ tool: "echo", args: { text: "first" } }, { tool: "echo", args: { text: "after {{previous}}" } }, { tool: "echo", args: { text: "{{step:1}}!" } }] },
+      {
+        steps: [
+          { tool: "echo", args: { text: "first" } },
+          { tool: "echo", args: { text: "after {{previous}}" } },
+          { tool: "echo", args: { text: "{{step:1}}!" } },
+        ],
+      },
       context,
     );
     expect(result.isError).toBe(false);
-    expect((result.structuredContent as { steps: { text: string }[] }).steps.map((s) => s.text)).toEqual(["first", "after first", "first!"]);
+    expect((result.structuredContent as { steps: { text: string }[] }).steps.map((s) => s.text)).toEqual([
+      "first",
+      "after first",
+      "first!",
+    ]);
   });
 
   it("stops at the first failure with fail_fast, and runs everything with continue", async () => {
@@ -68,12 +84,20 @@ describe("run_pipeline", () => {
   });
 
   it("refuses to nest pipelines", async () => {
-    const result = await registryWithEcho().call("run_pipeline", { steps: [{ tool: "run_pipeline", args: { steps: [] } }] }, context);
+    const result = await registryWithEcho().call(
+      "run_pipeline",
+      { steps: [{ tool: "run_pipeline", args: { steps: [] } }] },
+      context,
+    );
     expect(result.isError).toBe(true);
   });
 
   it("substitutes deep inside arguments", () => {
-    expect(substituteOutputs({ a: ["x {{previous}}"], b: { c: "{{step:2}}" }, n: 3 }, ["one", "two"])).toEqual({ a: ["x two"], b: { c: "two" }, n: 3 });
+    expect(substituteOutputs({ a: ["x {{previous}}"], b: { c: "{{step:2}}" }, n: 3 }, ["one", "two"])).toEqual({
+      a: ["x two"],
+      b: { c: "two" },
+      n: 3,
+    });
   });
 });
 

@@ -34,7 +34,9 @@ describe("beneath", () => {
   it("refuses a parent that is a symlink instead of following it", async () => {
     await symlink(outside, path.join(root, "swapped"));
     await expect(writeFileBeneath(root, "swapped/evil.txt", "x")).rejects.toThrow(/replaced by a symbolic link/);
-    await expect(openFileBeneath(root, "swapped/secret.txt", constants.O_RDONLY)).rejects.toThrow(/replaced by a symbolic link/);
+    await expect(openFileBeneath(root, "swapped/secret.txt", constants.O_RDONLY)).rejects.toThrow(
+      /replaced by a symbolic link/,
+    );
     await expect(lstat(path.join(outside, "evil.txt"))).rejects.toThrow();
   });
 

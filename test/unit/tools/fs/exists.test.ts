@@ -31,22 +31,37 @@ describe("pathExists and isExecutableFile", () => {
     expect(isExecutableFile(dir)).toBe(false);
   });
 
-  it.skipIf(!isRoot || !hasSetpriv)("see into a workspace closed to others from a process with a root real uid and the sandbox user's effective ids, where existsSync cannot", async () => {
-    const workspace = path.join(dir, "workspace");
-    await mkdir(workspace, { mode: 0o700 });
-    await writeFile(path.join(workspace, "go.mod"), "module x\n");
-    await chown(workspace, 1000, 1000);
-    await chown(path.join(workspace, "go.mod"), 1000, 1000);
-    const script = [
-      `import { existsSync } from "node:fs";`,
-      `import { pathExists } from ${JSON.stringify(module)};`,
-      "process.setgroups([1000]); process.setegid(1000); process.seteuid(1000);",
-      `const target = ${JSON.stringify(path.join(workspace, "go.mod"))};`,
-      "process.stdout.write(JSON.stringify({ existsSync: existsSync(target), pathExists: pathExists(target) }));",
-    ].join("\n");
-    // As in a worker's container: root whose bounding set holds only SETUID and SETGID.
-    const result = spawnSync("setpriv", ["--bounding-set=-all,+setuid,+setgid", process.execPath, "--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" });
-    expect(result.stderr).toBe("");
-    expect(JSON.parse(result.stdout)).toEqual({ existsSync: false, pathExists: true });
-  });
+  it.skipIf(!isRoot || !hasSetpriv)(
+    "see into a workspace closed to others from a process with a root real uid and the sandbox user's effective ids, where existsSync cannot",
+    async () => {
+      const workspace = path.join(dir, "workspace");
+      await mkdir(workspace, { mode: 0o700 });
+      await writeFile(path.join(workspace, "go.mod"), "module x\n");
+      await chown(workspace, 1000, 1000);
+      await chown(path.join(workspace, "go.mod"), 1000, 1000);
+      const script = [
+        `import { existsSync } from "node:fs";`,
+        `import { pathExists } from ${JSON.stringify(module)};`,
+        "process.setgroups([1000]); process.setegid(1000); process.seteuid(1000);",
+        `const target = ${JSON.stringify(path.join(workspace, "go.mod"))};`,
+        "process.stdout.write(JSON.stringify({ existsSync: existsSync(target), pathExists: pathExists(target) }));",
+      ].join("\n");
+      // As in a worker's container: root whose bounding set holds only SETUID and SETGID.
+      const result = spawnSync(
+        "setpriv",
+        [
+          "--bounding-set=-all,+setuid,+setgid",
+          process.execPath,
+          "--import",
+          "tsx",
+          "--input-type=module",
+          "-e",
+          script,
+        ],
+        { encoding: "utf8" },
+      );
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toEqual({ existsSync: false, pathExists: true });
+    },
+  );
 });

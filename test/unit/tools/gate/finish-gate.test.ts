@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { decideFinish, initialGate, MAX_FAILED_VALIDATIONS, parseGate, recordValidation } from "../../../../tools/gate/finish-gate.js";
+import {
+  decideFinish,
+  initialGate,
+  MAX_FAILED_VALIDATIONS,
+  parseGate,
+  recordValidation,
+} from "../../../../tools/gate/finish-gate.js";
 
 const A = "a".repeat(40);
 const B = "b".repeat(40);
@@ -14,11 +20,15 @@ describe("the finish gate", () => {
     const validated = recordValidation(initialGate(), true, A);
     const decision = decideFinish(validated, A, "done", NOW);
     expect(decision.kind).toBe("finished");
-    if (decision.kind === "finished") expect(decision.state.task).toEqual({ status: "finished", summary: "done", at: NOW });
+    if (decision.kind === "finished")
+      expect(decision.state.task).toEqual({ status: "finished", summary: "done", at: NOW });
   });
 
   it("refuses when the content changed after validation", () => {
-    expect(decideFinish(recordValidation(initialGate(), true, A), B, "done", NOW)).toEqual({ kind: "refused", reason: "changed_since_validation" });
+    expect(decideFinish(recordValidation(initialGate(), true, A), B, "done", NOW)).toEqual({
+      kind: "refused",
+      reason: "changed_since_validation",
+    });
   });
 
   it("fails the task after five consecutive failed validations, and a success resets the count", () => {
@@ -41,6 +51,10 @@ describe("the finish gate", () => {
     expect(parseGate(undefined)).toEqual(initialGate());
     expect(parseGate("{not json")).toEqual(initialGate());
     expect(parseGate(JSON.stringify({ validatedTree: "zz", failures: -1, task: null }))).toEqual(initialGate());
-    expect(parseGate(JSON.stringify({ validatedTree: A, failures: 2, task: null }))).toEqual({ validatedTree: A, failures: 2, task: null });
+    expect(parseGate(JSON.stringify({ validatedTree: A, failures: 2, task: null }))).toEqual({
+      validatedTree: A,
+      failures: 2,
+      task: null,
+    });
   });
 });

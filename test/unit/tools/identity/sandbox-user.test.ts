@@ -9,8 +9,22 @@ describe("parseSandboxUser", () => {
   });
 
   it("refuses a missing value, root, and anything but two decimal ids, naming the fix", () => {
-    for (const value of [undefined, "", "0:0", "1000:0", "0:1000", "1000", "1000:1000:1", " 1000:1000", "01000:1000", "-1:5", "4294967295:1"]) {
-      expect(() => parseSandboxUser(value)).toThrow(/WORKCELL_SANDBOX_USER must be "uid:gid" with ids other than 0; got .*recreate the worker's container/);
+    for (const value of [
+      undefined,
+      "",
+      "0:0",
+      "1000:0",
+      "0:1000",
+      "1000",
+      "1000:1000:1",
+      " 1000:1000",
+      "01000:1000",
+      "-1:5",
+      "4294967295:1",
+    ]) {
+      expect(() => parseSandboxUser(value)).toThrow(
+        /WORKCELL_SANDBOX_USER must be "uid:gid" with ids other than 0; got .*recreate the worker's container/,
+      );
     }
   });
 });

@@ -31,7 +31,11 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const refusal = async (promise: Promise<unknown>) => promise.then(() => "resolved", (error: unknown) => (error instanceof Error ? error.message : String(error)));
+const refusal = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => "resolved",
+    (error: unknown) => (error instanceof Error ? error.message : String(error)),
+  );
 
 describe("AccessControl.resolve", () => {
   it("always allows the workspace, read and write", async () => {
@@ -41,14 +45,25 @@ describe("AccessControl.resolve", () => {
 
   it("allows a read grant for reading only, confined to the grant", async () => {
     const access = await withPolicy({ read: [granted] });
-    expect((await access.resolve(path.join(granted, "data.txt"), "read")).relative).toBe(path.join(granted, "data.txt"));
-    expect(await refusal(access.resolve(path.join(granted, "data.txt"), "write"))).toBe(`PermissionDenied: write access to "${path.join(granted, "data.txt")}" is not granted; grant it with permissions.write`);
-    expect(await refusal(access.resolve(path.join(base, "elsewhere"), "read"))).toMatch(/PermissionDenied: read access to/);
+    expect((await access.resolve(path.join(granted, "data.txt"), "read")).relative).toBe(
+      path.join(granted, "data.txt"),
+    );
+    expect(await refusal(access.resolve(path.join(granted, "data.txt"), "write"))).toBe(
+      `PermissionDenied: write access to "${path.join(granted, "data.txt")}" is not granted; grant it with permissions.write`,
+    );
+    expect(await refusal(access.resolve(path.join(base, "elsewhere"), "read"))).toMatch(
+      /PermissionDenied: read access to/,
+    );
   });
 
   it("lets deny win inside a grant", async () => {
-    const access = await withPolicy({ read: [granted], deny: { ...defaultPolicyFile().deny, read: [path.join(granted, "secret")] } });
-    expect(await refusal(access.resolve(path.join(granted, "secret", "x"), "read"))).toMatch(/read access to ".*secret\/x"/);
+    const access = await withPolicy({
+      read: [granted],
+      deny: { ...defaultPolicyFile().deny, read: [path.join(granted, "secret")] },
+    });
+    expect(await refusal(access.resolve(path.join(granted, "secret", "x"), "read"))).toMatch(
+      /read access to ".*secret\/x"/,
+    );
   });
 
   it("read: true reads anywhere in the container but still refuses writes outside", async () => {
@@ -82,7 +97,13 @@ describe("AccessControl.resolve", () => {
 });
 
 describe("queryPermission", () => {
-  const policy: PolicyFile = { ...defaultPolicyFile(), net: ["*.example.com:443"], run: ["/usr/bin/git", "npm"], env: ["TOKEN"], deny: { ...defaultPolicyFile().deny, run: ["rm"] } };
+  const policy: PolicyFile = {
+    ...defaultPolicyFile(),
+    net: ["*.example.com:443"],
+    run: ["/usr/bin/git", "npm"],
+    env: ["TOKEN"],
+    deny: { ...defaultPolicyFile().deny, run: ["rm"] },
+  };
   it("answers granted, denied, or prompt when a human would be asked", () => {
     expect(queryPermission(policy, "net", "api.example.com:443", "/workspace")).toBe("granted");
     expect(queryPermission(policy, "net", "api.example.com:80", "/workspace")).toBe("denied");

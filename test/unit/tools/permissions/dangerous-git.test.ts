@@ -23,12 +23,21 @@ describe("dangerousGitInCommand", () => {
     expect(dangerousGitInCommand(command)).toBeDefined();
   });
 
-  it.each(["git status", "git reset", "git reset HEAD file", "git restore --staged a.ts", "git checkout -b new", "git branch", "git stash", "git stash pop", "git commit -m 'reset --hard'", "echo git push", "git log --all"])(
-    "lets %s through",
-    (command) => {
-      expect(dangerousGitInCommand(command)).toBeUndefined();
-    },
-  );
+  it.each([
+    "git status",
+    "git reset",
+    "git reset HEAD file",
+    "git restore --staged a.ts",
+    "git checkout -b new",
+    "git branch",
+    "git stash",
+    "git stash pop",
+    "git commit -m 'reset --hard'",
+    "echo git push",
+    "git log --all",
+  ])("lets %s through", (command) => {
+    expect(dangerousGitInCommand(command)).toBeUndefined();
+  });
 
   it("reads argv too", () => {
     expect(dangerousGitInCommand(["git", "push"])).toBeDefined();

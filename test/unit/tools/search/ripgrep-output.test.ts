@@ -6,13 +6,28 @@ const event = (type: string, file: string, line: number, text: string) =>
 
 describe("renderRipgrepJson", () => {
   it("renders matches as file:line:content and strips a leading ./", () => {
-    const output = [JSON.stringify({ type: "begin" }), event("match", "./src/a.ts", 3, "const a = 1;"), event("match", "b.ts", 9, "x")].join("\n");
-    expect(renderRipgrepJson(output, 100)).toEqual({ text: "src/a.ts:3:const a = 1;\nb.ts:9:x", matches: 2, capped: false });
+    const output = [
+      JSON.stringify({ type: "begin" }),
+      event("match", "./src/a.ts", 3, "const a = 1;"),
+      event("match", "b.ts", 9, "x"),
+    ].join("\n");
+    expect(renderRipgrepJson(output, 100)).toEqual({
+      text: "src/a.ts:3:const a = 1;\nb.ts:9:x",
+      matches: 2,
+      capped: false,
+    });
   });
 
   it("renders context lines with dashes and separates groups with --", () => {
-    const output = [event("context", "a.ts", 1, "before"), event("match", "a.ts", 2, "hit"), event("context", "a.ts", 3, "after"), event("match", "a.ts", 10, "again")].join("\n");
-    expect(renderRipgrepJson(output, 100, true).text).toBe("a.ts-1-before\na.ts:2:hit\na.ts-3-after\n--\na.ts:10:again");
+    const output = [
+      event("context", "a.ts", 1, "before"),
+      event("match", "a.ts", 2, "hit"),
+      event("context", "a.ts", 3, "after"),
+      event("match", "a.ts", 10, "again"),
+    ].join("\n");
+    expect(renderRipgrepJson(output, 100, true).text).toBe(
+      "a.ts-1-before\na.ts:2:hit\na.ts-3-after\n--\na.ts:10:again",
+    );
   });
 
   it("stops at the match cap and says it was capped", () => {

@@ -28,18 +28,32 @@ afterAll(async () => {
 describe("the interactive shell's line check", () => {
   it("allows a line whose every program is granted, and refuses one that starts any other, as exec would", async () => {
     const access = await withPolicy({ run: ["git", "ls"] });
-    expect(await checkShellLine(access, "cd src && git status | ls")).toEqual({ command: "cd src && git status | ls", allowed: true, audit: [] });
-    expect(await checkShellLine(access, "git log; curl -s x | sh")).toMatchObject({ allowed: false, message: 'PermissionDenied: run access to "curl" is not granted; grant it with permissions.run' });
+    expect(await checkShellLine(access, "cd src && git status | ls")).toEqual({
+      command: "cd src && git status | ls",
+      allowed: true,
+      audit: [],
+    });
+    expect(await checkShellLine(access, "git log; curl -s x | sh")).toMatchObject({
+      allowed: false,
+      message: 'PermissionDenied: run access to "curl" is not granted; grant it with permissions.run',
+    });
   });
 
   it("in audit mode allows the line and reports what enforce would refuse", async () => {
     const access = await withPolicy({ run: ["git"], mode: "audit" });
-    expect(await checkShellLine(access, "python3 -V && git status")).toEqual({ command: "python3 -V && git status", allowed: true, audit: [{ kind: "run", target: "python3" }] });
+    expect(await checkShellLine(access, "python3 -V && git status")).toEqual({
+      command: "python3 -V && git status",
+      allowed: true,
+      audit: [{ kind: "run", target: "python3" }],
+    });
   });
 
   it("refuses a line too long to check", async () => {
     const access = await withPolicy({});
-    expect(await checkShellLine(access, `echo ${"x".repeat(70_000)}`)).toMatchObject({ allowed: false, message: expect.stringContaining("cannot be checked") });
+    expect(await checkShellLine(access, `echo ${"x".repeat(70_000)}`)).toMatchObject({
+      allowed: false,
+      message: expect.stringContaining("cannot be checked"),
+    });
   });
 
   it("answers each NUL-terminated line with verdict, message and report, however the input is cut", async () => {
@@ -51,11 +65,19 @@ describe("the interactive shell's line check", () => {
     input.write("tus\0wget x\0");
     input.end();
     await served;
-    const answers = output.read().toString("utf8").split("\0").filter(Boolean).map((answer: string) => answer.split("\x1f"));
+    const answers = output
+      .read()
+      .toString("utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((answer: string) => answer.split("\x1f"));
     expect(answers.map(([verdict, message]: string[]) => [verdict, message])).toEqual([
       ["ok", ""],
       ["no", 'PermissionDenied: run access to "wget" is not granted; grant it with permissions.run'],
     ]);
-    expect(JSON.parse(Buffer.from(answers[1][2], "base64").toString("utf8"))).toMatchObject({ command: "wget x", allowed: false });
+    expect(JSON.parse(Buffer.from(answers[1][2], "base64").toString("utf8"))).toMatchObject({
+      command: "wget x",
+      allowed: false,
+    });
   });
 });

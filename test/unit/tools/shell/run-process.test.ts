@@ -36,7 +36,11 @@ describe("runProcess", () => {
   });
 
   it("caps output per stream and says so", async () => {
-    const result = await runProcess({ ...base, maxOutputBytes: 1000, command: "head -c 50000 /dev/zero | tr '\\\\0' x" });
+    const result = await runProcess({
+      ...base,
+      maxOutputBytes: 1000,
+      command: "head -c 50000 /dev/zero | tr '\\\\0' x",
+    });
     expect(result.truncated).toBe(true);
     expect(result.stdout).toContain("output truncated: 49000 bytes omitted");
   });
@@ -71,11 +75,15 @@ describe("runProcess", () => {
   });
 
   it("kills processes that left the group with setsid or a double fork when the call ends", async () => {
-    const result = await runProcess({ ...base, command: "setsid sleep 301 >/dev/null 2>&1 & echo $!; ( setsid sleep 302 >/dev/null 2>&1 & echo $! )" });
+    const result = await runProcess({
+      ...base,
+      command: "setsid sleep 301 >/dev/null 2>&1 & echo $!; ( setsid sleep 302 >/dev/null 2>&1 & echo $! )",
+    });
     expect(result.exitCode).toBe(0);
     const pids = result.stdout.trim().split("\n").map(Number);
     expect(pids).toHaveLength(2);
-    for (let attempt = 0; attempt < 50 && pids.some(isAlive); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let attempt = 0; attempt < 50 && pids.some(isAlive); attempt += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     expect(pids.filter(isAlive)).toEqual([]);
   });
 });

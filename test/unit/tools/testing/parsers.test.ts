@@ -4,7 +4,12 @@ import { describe, expect, it } from "vitest";
 import { parseGoTestJson, parseJestJson } from "../../../../tools/testing/parse-json-reports.js";
 import { parseJUnitXml } from "../../../../tools/testing/parse-junit.js";
 import { detectTextFormat, parseTestOutput } from "../../../../tools/testing/parse-test-output.js";
-import { parseCargoTest, parseJsRunnerText, parsePytestText, parseTap } from "../../../../tools/testing/parse-text-reports.js";
+import {
+  parseCargoTest,
+  parseJsRunnerText,
+  parsePytestText,
+  parseTap,
+} from "../../../../tools/testing/parse-text-reports.js";
 import { locateFailures, locateInTrace } from "../../../../tools/testing/test-summary.js";
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, "../../../fixtures/outputs", name), "utf8");
@@ -12,23 +17,48 @@ const fixture = (name: string) => readFileSync(path.join(__dirname, "../../../fi
 describe("where failures are, and what is not a failed test", () => {
   it("pytest: the failing line from the trace, the values in the message (src layout, captured in the sandbox image)", () => {
     const summary = parseJUnitXml(fixture("pytest-assert-src-layout.xml"));
-    expect({ passed: summary.passed, failed: summary.failed, errors: summary.errors }).toEqual({ passed: 1, failed: 1, errors: undefined });
-    expect(summary.failures[0]).toMatchObject({ testName: "tests.test_calc > test_add", file: "tests/test_calc.py", line: 5, message: "assert -1 == 3\n +  where -1 = add(1, 2)" });
+    expect({ passed: summary.passed, failed: summary.failed, errors: summary.errors }).toEqual({
+      passed: 1,
+      failed: 1,
+      errors: undefined,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "tests.test_calc > test_add",
+      file: "tests/test_calc.py",
+      line: 5,
+      message: "assert -1 == 3\n +  where -1 = add(1, 2)",
+    });
   });
 
   it("pytest: a module that cannot be imported is an error of the run, not a failed test", () => {
     const summary = parseJUnitXml(fixture("pytest-collection-error.xml"));
-    expect({ passed: summary.passed, failed: summary.failed, failures: summary.failures }).toEqual({ passed: 0, failed: 0, failures: [] });
+    expect({ passed: summary.passed, failed: summary.failed, failures: summary.failures }).toEqual({
+      passed: 0,
+      failed: 0,
+      failures: [],
+    });
     expect(summary.errors).toHaveLength(1);
-    expect(summary.errors?.[0]).toMatchObject({ file: "tests/test_broken.py", line: 1, message: "ModuleNotFoundError: No module named 'missing_module'" });
+    expect(summary.errors?.[0]).toMatchObject({
+      file: "tests/test_broken.py",
+      line: 1,
+      message: "ModuleNotFoundError: No module named 'missing_module'",
+    });
   });
 
   it("Vitest, Jest and Java traces: the first frame in the project", () => {
     const vitest = locateFailures(parseJestJson(fixture("vitest.json")).failures);
     expect(vitest[0]).toMatchObject({ line: 4 });
     expect(vitest[0]?.file).toMatch(/sum\.test\.ts$/);
-    expect(locateInTrace("Error: boom\n    at Object.<anonymous> (/w/node_modules/x/index.js:3:9)\n    at run (/w/src/app.test.js:12:5)")).toEqual({ file: "/w/src/app.test.js", line: 12 });
-    expect(locateInTrace("org.opentest4j.AssertionFailedError: expected: <4> but was: <6>\n\tat org.junit.Assert.fail(Assert.java:89)\n\tat CalcTest.doubles(CalcTest.java:12)")).toEqual({ file: "Assert.java", line: 89 });
+    expect(
+      locateInTrace(
+        "Error: boom\n    at Object.<anonymous> (/w/node_modules/x/index.js:3:9)\n    at run (/w/src/app.test.js:12:5)",
+      ),
+    ).toEqual({ file: "/w/src/app.test.js", line: 12 });
+    expect(
+      locateInTrace(
+        "org.opentest4j.AssertionFailedError: expected: <4> but was: <6>\n\tat org.junit.Assert.fail(Assert.java:89)\n\tat CalcTest.doubles(CalcTest.java:12)",
+      ),
+    ).toEqual({ file: "Assert.java", line: 89 });
     expect(locateInTrace("no location here")).toBeUndefined();
   });
 });
@@ -36,7 +66,11 @@ describe("where failures are, and what is not a failed test", () => {
 describe("test result parsers on real runner output", () => {
   it("node --test TAP: leaf tests only, nested names, message and stack from YAML", () => {
     const summary = parseTap(fixture("node-test-tap.txt"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 2, skipped: 1 });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 2,
+      failed: 2,
+      skipped: 1,
+    });
     expect(summary.failures.map((f) => f.testName)).toEqual(["subtracts numbers", "suite of things > inner fails"]);
     expect(summary.failures[0]?.message).toBe("Expected values to be strictly equal: (expected 1, actual 2)");
     expect(summary.failures[0]).toMatchObject({ file: "/tmp/cap/nodetest/math.test.mjs", line: 4 });
@@ -47,41 +81,80 @@ describe("test result parsers on real runner output", () => {
 
   it("Vitest JSON report", () => {
     const summary = parseJestJson(fixture("vitest.json"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
-    expect(summary.failures[0]).toMatchObject({ testName: "sum fails on purpose", message: "AssertionError: expected 4 to be 5 // Object.is equality" });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "sum fails on purpose",
+      message: "AssertionError: expected 4 to be 5 // Object.is equality",
+    });
     expect(summary.failures[0]?.stackTrace).toContain("sum.test.ts:4:48");
   });
 
   it("Jest JSON report", () => {
     const summary = parseJestJson(fixture("jest.json"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
-    expect(summary.failures[0]).toMatchObject({ testName: "sum fails on purpose", message: "Error: expect(received).toBe(expected) // Object.is equality" });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "sum fails on purpose",
+      message: "Error: expect(received).toBe(expected) // Object.is equality",
+    });
   });
 
   it("JUnit XML from pytest, with entities decoded", () => {
     const summary = parseJUnitXml(fixture("pytest-junit.xml"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 1, skipped: 1 });
-    expect(summary.failures[0]).toMatchObject({ testName: "test_calc > test_fails_on_purpose", message: "assert 4 == 5\n +  where 4 = add(2, 2)" });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 2,
+      failed: 1,
+      skipped: 1,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "test_calc > test_fails_on_purpose",
+      message: "assert 4 == 5\n +  where 4 = add(2, 2)",
+    });
     expect(summary.failures[0]?.stackTrace).toContain(">       assert add(2, 2) == 5");
   });
 
   it("JUnit XML from Vitest", () => {
     const summary = parseJUnitXml(fixture("vitest-junit.xml"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+    });
     expect(summary.failures[0]?.testName).toBe("sum.test.ts > sum > fails on purpose");
   });
 
   it("pytest terminal output", () => {
     const summary = parsePytestText(fixture("pytest-text.txt"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 2, failed: 1, skipped: 1 });
-    expect(summary.failures[0]).toMatchObject({ testName: "test_calc.py::test_fails_on_purpose", message: "assert 4 == 5" });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 2,
+      failed: 1,
+      skipped: 1,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "test_calc.py::test_fails_on_purpose",
+      message: "assert 4 == 5",
+    });
     expect(summary.failures[0]?.stackTrace).toContain("test_calc.py:10: AssertionError");
   });
 
   it("cargo test output across test binaries", () => {
     const summary = parseCargoTest(fixture("cargo-test.txt"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
-    expect(summary.failures[0]).toMatchObject({ testName: "fails_on_purpose", message: "assertion `left == right` failed: math is broken" });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "fails_on_purpose",
+      message: "assertion `left == right` failed: math is broken",
+    });
     expect(summary.failures[0]?.stackTrace).toContain("left: 4");
   });
 
@@ -103,7 +176,11 @@ describe("test result parsers on real runner output", () => {
 describe("go test -json", () => {
   it("reads a real event stream: leaf tests only, subtests named parent/child, output as the failure text", () => {
     const summary = parseGoTestJson(fixture("go-test.json"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 2, skipped: 1 });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 1,
+      failed: 2,
+      skipped: 1,
+    });
     expect(summary.failures.map((f) => f.testName)).toEqual(["TestSub/positive", "TestSub/zero"]);
     expect(summary.failures[0]?.message).toBe("math_test.go:16: Sub(5, 3) = 3, want 2");
   });
@@ -122,8 +199,15 @@ describe("go test -json", () => {
       { Action: "fail", Package: "demo" },
     ].map((event) => JSON.stringify(event));
     const summary = parseGoTestJson(events.join("\n"));
-    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({ passed: 1, failed: 1, skipped: 1 });
-    expect(summary.failures[0]).toMatchObject({ testName: "TestTable/neg", message: "math_test.go:12: got 1, want -1" });
+    expect({ passed: summary.passed, failed: summary.failed, skipped: summary.skipped }).toEqual({
+      passed: 1,
+      failed: 1,
+      skipped: 1,
+    });
+    expect(summary.failures[0]).toMatchObject({
+      testName: "TestTable/neg",
+      message: "math_test.go:12: got 1, want -1",
+    });
   });
 
   it("reports a package that failed to build as a failure", () => {

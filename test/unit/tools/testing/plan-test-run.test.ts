@@ -12,7 +12,9 @@ describe("planTestRun", () => {
   });
 
   it("resolves npm test through the package's script and passes flags after --", () => {
-    expect(planTestRun("npm test", { reportPath, testScript: "tsc -p . && node --test test/", filter: "mean" })).toEqual({
+    expect(
+      planTestRun("npm test", { reportPath, testScript: "tsc -p . && node --test test/", filter: "mean" }),
+    ).toEqual({
       command: "tsc -p . && node --test --test-reporter=tap --test-name-pattern='mean' test/",
       report: undefined,
       packageBin: true,
@@ -22,16 +24,26 @@ describe("planTestRun", () => {
       command: "npm test -- --reporter=json --outputFile='/tmp/report' -t 'adds'",
       report: { format: "jest-json", path: reportPath },
     });
-    expect(planTestRun("yarn test", { reportPath, testScript: "jest" }).command).toBe("yarn test --json --outputFile='/tmp/report'");
+    expect(planTestRun("yarn test", { reportPath, testScript: "jest" }).command).toBe(
+      "yarn test --json --outputFile='/tmp/report'",
+    );
   });
 
   it("adds -json to go test and -run for the filter", () => {
-    expect(planTestRun("go test ./...", { reportPath, filter: "TestAdd" }).command).toBe("go test -json ./... -run 'TestAdd'");
+    expect(planTestRun("go test ./...", { reportPath, filter: "TestAdd" }).command).toBe(
+      "go test -json ./... -run 'TestAdd'",
+    );
   });
 
   it("reads JUnit report directories for Gradle and Maven", () => {
-    expect(planTestRun("./gradlew test", { reportPath, filter: "CalcTest" })).toEqual({ command: "./gradlew test --tests 'CalcTest'", report: { format: "junit-dir", dir: "build/test-results" } });
-    expect(planTestRun("mvn -q test", { reportPath }).report).toEqual({ format: "junit-dir", dir: "target/surefire-reports" });
+    expect(planTestRun("./gradlew test", { reportPath, filter: "CalcTest" })).toEqual({
+      command: "./gradlew test --tests 'CalcTest'",
+      report: { format: "junit-dir", dir: "build/test-results" },
+    });
+    expect(planTestRun("mvn -q test", { reportPath }).report).toEqual({
+      format: "junit-dir",
+      dir: "target/surefire-reports",
+    });
   });
 
   it("passes the filter to cargo test and leaves unknown commands alone", () => {
