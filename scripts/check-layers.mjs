@@ -2,14 +2,14 @@
 // The lint rule that keeps the architecture's import direction: server → runtime only;
 // runtime imports neither server/ nor tools/; tools/ (the in-container program) imports
 // neither and never writes to the console (stdout is its MCP channel); client/ (the published
-// HTTP client) imports only types, from runtime/ and contract/, so its built file has no
-// dependencies. contract/ (what the control plane, the sandbox and the CLI agree on: wire
-// names, container paths and variables, the policy and its file, the network grant rule,
-// the control channel's and run/diff shapes, typed errors, the shell connection's frames) is
-// imported by every side and imports nothing of the project, and no package but zod (not
-// even node:), so each side reads the one definition. cli/ (the `workcell` client commands)
-// talks to the control plane only through client/, so it may import only client/ and
-// contract/; nothing imports cli/.
+// HTTP client) imports from outside itself only types, from runtime/ and contract/, so its
+// built file has no dependencies. contract/ (what the control plane, the sandbox and the CLI
+// agree on: wire names, container paths and variables, the policy and its file, the network
+// grant rule, the control channel's and run/diff shapes, typed errors, the shell connection's
+// frames) is imported by every side and imports nothing of the project, and no package but
+// zod (not even node:), so each side reads the one definition. cli/ (the `workcell` client
+// commands) talks to the control plane only through client/, so it may import only client/
+// and contract/; nothing imports cli/.
 // runtime/ knows no HTTP routes (no "/v1/" in it): they are server/'s.
 // runtime/testing/ holds the test doubles (in-memory driver and store, manual clock): no file
 // outside runtime/testing/ and test/ may import it, so no fake can reach production code.
@@ -90,9 +90,10 @@ for (const [layer, forbidden] of Object.entries(FORBIDDEN)) {
         );
       } else if (forbidden.includes(target))
         problems.push(`${path.relative(root, file)}: ${layer}/ must not import ${target}/ ("${specifier}")`);
-      if (layer === "client" && !/^\s*(?:import|export) type\s/.test(match[0]))
+      // Its own modules are bundled with it; only what comes from outside client/ must be types.
+      if (layer === "client" && target !== "client" && !/^\s*(?:import|export) type\s/.test(match[0]))
         problems.push(
-          `${path.relative(root, file)}: client/ may only import types ("${specifier}"); use "import type"`,
+          `${path.relative(root, file)}: client/ may import only types from outside itself ("${specifier}"); use "import type"`,
         );
     }
     if (layer === "runtime" && ROUTE.test(text)) {
@@ -125,5 +126,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  "Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports types only; cli/ imports only client/ and contract/; runtime/ names no routes; runtime/testing/ is imported only by tests.\n",
+  "Layering check passed: server → runtime only; tools/ stands alone; contract/ imports nothing of the project; client/ imports only types from outside itself; cli/ imports only client/ and contract/; runtime/ names no routes; runtime/testing/ is imported only by tests.\n",
 );
