@@ -1,38 +1,13 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type * as TS from "typescript";
 import { ToolInputError } from "../tool-result.js";
+import { typescript, type TypeScript } from "./ts-compiler.js";
+import { DECLARATION_FILE, isDeclaration, rankKind } from "./ts-declarations.js";
+import { listSources, versionOf } from "./ts-sources.js";
 
-type TypeScript = typeof TS;
-
-const SOURCE = /\.(?:[cm]?[jt]sx?)$/;
-const DECLARATION = /\.d\.[cm]?ts$/;
-const SKIPPED_DIRECTORIES = new Set(["node_modules", ".git", "dist", "build", "coverage", ".next", "out"]);
-const MAX_FILES = 20_000;
-
-let loaded: TypeScript | null | undefined;
-
-/**
- * The TypeScript compiler, loaded on first use: the one installed in the image (Debian's
- * node-typescript) or, on a development host, the package's own. Never the workspace's
- * copy: that is code the agent can change, and this process serves every tool.
- */
-export function typescript(): TypeScript | null {
-  if (loaded === undefined) {
-    try {
-      loaded = createRequire(import.meta.url)("typescript") as TypeScript;
-    } catch {
-      loaded = null;
-    }
-  }
-  return loaded;
-}
-
-/** Whether a path is one the TypeScript language service understands. */
-export function isTsLike(file: string): boolean {
-  return SOURCE.test(file);
-}
+export { typescript } from "./ts-compiler.js";
+export { isTsLike } from "./ts-sources.js";
 
 /** A 1-based position in a file, and the 0-based offset the service speaks in. */
 export interface Position {
@@ -164,9 +139,11 @@ export class TsProject {
       .getNavigateToItems(symbolName, 50, undefined, true)
       .filter(
         (item) =>
-          item.name === symbolName && !item.fileName.includes("/node_modules/") && !DECLARATION.test(item.fileName),
+          item.name === symbolName &&
+          !item.fileName.includes("/node_modules/") &&
+          !DECLARATION_FILE.test(item.fileName),
       );
-    const item = items.sort((a, b) => rank(a.kind) - rank(b.kind))[0];
+    const item = items.sort((a, b) => rankKind(a.kind) - rankKind(b.kind))[0];
     if (item === undefined)
       throw new ToolInputError(
         `No declaration named "${symbolName}" in the project. Give filePath (and line/column) to look at a use instead.`,
@@ -257,64 +234,9 @@ export function projectFor(root: string): TsProject | null {
   return project;
 }
 
-function versionOf(file: string): string {
-  try {
-    const stat = statSync(file);
-    return `${stat.mtimeMs}:${stat.size}`;
-  } catch {
-    return "";
-  }
-}
-
 /** The offset at which each line of `text` starts. */
 export function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = 0; i < text.length; i += 1) if (text[i] === "\n") starts.push(i + 1);
   return starts;
-}
-
-function listSources(root: string): string[] {
-  const out: string[] = [];
-  const walk = (directory: string): void => {
-    let entries;
-    try {
-      entries = readdirSync(directory, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (out.length >= MAX_FILES) return;
-      if (entry.isDirectory()) {
-        if (!SKIPPED_DIRECTORIES.has(entry.name) && !entry.name.startsWith(".")) walk(path.join(directory, entry.name));
-      } else if (entry.isFile() && SOURCE.test(entry.name)) out.push(path.join(directory, entry.name));
-    }
-  };
-  walk(root);
-  return out;
-}
-
-function isDeclaration(ts: TypeScript, node: TS.Node): boolean {
-  return (
-    ts.isClassDeclaration(node) ||
-    ts.isInterfaceDeclaration(node) ||
-    ts.isTypeAliasDeclaration(node) ||
-    ts.isEnumDeclaration(node) ||
-    ts.isFunctionDeclaration(node) ||
-    ts.isMethodDeclaration(node) ||
-    ts.isMethodSignature(node) ||
-    ts.isPropertyDeclaration(node) ||
-    ts.isPropertySignature(node) ||
-    ts.isVariableDeclaration(node) ||
-    ts.isParameter(node) ||
-    ts.isModuleDeclaration(node) ||
-    ts.isEnumMember(node) ||
-    ts.isGetAccessor(node) ||
-    ts.isSetAccessor(node)
-  );
-}
-
-const KIND_RANK = ["class", "interface", "type", "enum", "function", "const", "let", "var", "method", "property"];
-function rank(kind: string): number {
-  const index = KIND_RANK.indexOf(kind);
-  return index === -1 ? KIND_RANK.length : index;
 }
