@@ -5,7 +5,6 @@ import { isoNow, systemClock, type Clock } from "../clock/clock.js";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import type { StateStore } from "../store/state-store.js";
-import { callWorkerTool, toolText } from "../workers/in-container.js";
 import { KeyedLock } from "../workers/keyed-lock.js";
 import type { Worker } from "../workers/worker.js";
 import type { Task, Transition } from "./task.js";
@@ -18,7 +17,7 @@ import {
   type StepTool,
   type TransitionDecision,
 } from "./transitions.js";
-import { QUALITY_TOOL } from "../../contract/wire.js";
+import { performStep } from "./step-actions.js";
 
 /** What a refused out-of-order call answers. */
 export interface SequenceViolation {
@@ -57,9 +56,6 @@ const HINTS: Record<Task["type"], string> = {
   bugfix: "Bugfix: write a scenario that reproduces the bug first; it must fail before the fix and pass after.",
   change: "Change: describe how the existing behaviour changes in the feature file before touching the code.",
 };
-
-const COMMIT_SCRIPT =
-  'git add -A && if git diff --cached --quiet; then echo "NOTHING"; else git commit -q -m "$WORKCELL_COMMIT_MESSAGE" && git rev-parse HEAD; fi';
 
 /**
  * The BDD pipeline enforcer. Every call is checked against the transition table and
@@ -141,7 +137,8 @@ export class PipelineService {
         };
       }
       const target = SEQUENCE[decision.to] as Step;
-      const outcome = await this.perform(task, target, input);
+      const running = await this.deps.requireRunning(task.workerId);
+      const outcome = await performStep(this.deps, task, target, input, running);
       const transition: Transition = {
         from_stage: describeStep(task.position),
         to_stage: describeStep(decision.to),
@@ -207,93 +204,6 @@ export class PipelineService {
   /** The worker's task that is not complete, if any. */
   async activeTask(workerId: string): Promise<Task | undefined> {
     return (await this.list()).find((task) => task.workerId === workerId && task.status === "active");
-  }
-
-  private async perform(
-    task: Task,
-    target: Step,
-    input: { prompt?: string | undefined },
-  ): Promise<{
-    blocked: boolean;
-    commitSha?: string;
-    quality?: unknown;
-    coverage?: number;
-    answer: Record<string, unknown>;
-  }> {
-    const { worker, containerId } = await this.deps.requireRunning(task.workerId);
-    switch (target.tool) {
-      case "instruct_feature_file":
-      case "instruct_step_defs":
-      case "instruct_unit_tests":
-      case "instruct_implementation":
-      case "instruct_refactor":
-      case "run_validation": {
-        if (input.prompt === undefined || input.prompt.trim() === "")
-          throw new AppError("invalid_input", `${target.tool} needs a prompt for the worker's agent.`);
-        await this.deps.agents.dispatch(worker, containerId, input.prompt, target.tool);
-        return {
-          blocked: false,
-          answer: {
-            dispatched: true,
-            message: "The prompt was given to the worker's agent; check_worker_status shows when it is done.",
-          },
-        };
-      }
-      case "commit": {
-        if (this.deps.agents.status(worker.id).busy)
-          throw new AppError(
-            "conflict",
-            `The agent of worker ${worker.id} is still working; commit once check_worker_status says it is not busy.`,
-          );
-        const message = `${target.context}: ${task.goal}`.slice(0, 500);
-        const result = await this.deps.driver.exec(containerId, {
-          argv: ["bash", "-c", COMMIT_SCRIPT],
-          env: [`WORKCELL_COMMIT_MESSAGE=${message}`],
-        });
-        const out = result.stdout.toString("utf8").trim();
-        if (result.exitCode !== 0)
-          throw new AppError(
-            "conflict",
-            `Committing in worker ${worker.id} failed: ${result.stderr.toString("utf8").trim().slice(0, 1_000)}`,
-          );
-        if (out === "NOTHING")
-          return { blocked: false, answer: { committed: false, message: "Nothing to commit; recorded as a no-op." } };
-        return { blocked: false, commitSha: out, answer: { committed: true, commit_sha: out } };
-      }
-      case "run_quality_checks": {
-        const release =
-          this.deps.admission === undefined ? () => undefined : await this.deps.admission.acquire(worker.id);
-        const result = await callWorkerTool(this.deps.driver, containerId, QUALITY_TOOL, {
-          context: target.context,
-          ...(task.coverage === undefined ? {} : { baselineCoverage: task.coverage }),
-        }).finally(release);
-        const structured = (result.structuredContent ?? {}) as {
-          passed?: boolean;
-          blocking?: boolean;
-          checks?: unknown;
-          coverage?: number;
-        };
-        const blocked = structured.blocking === true;
-        return {
-          blocked,
-          quality: structured,
-          ...(target.context === "post_implementation" && typeof structured.coverage === "number"
-            ? { coverage: structured.coverage }
-            : {}),
-          answer: {
-            passed: structured.passed === true,
-            blocking: blocked,
-            checks: structured.checks ?? [],
-            report: toolText(result),
-            ...(blocked ? { message: "The checks failed and block progress: go back and fix it." } : {}),
-          },
-        };
-      }
-      case "mark_complete":
-        return { blocked: false, answer: {} };
-      default:
-        throw new AppError("internal", `No action for ${target.tool}.`);
-    }
   }
 
   private async load(id: string): Promise<Task> {
