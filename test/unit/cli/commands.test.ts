@@ -1,7 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { runClientCommand, type CliContext } from "../../../cli/commands.js";
+import type { CliContext } from "../../../cli/command-context.js";
+import { runClientCommand } from "../../../cli/commands.js";
 import { CliError } from "../../../cli/connection.js";
 
 interface Recorded {

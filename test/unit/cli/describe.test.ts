@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clientUsage } from "../../../cli/commands.js";
 import { describeEvent, suggestFlag, summarizeArgs } from "../../../cli/describe.js";
+import { clientUsage } from "../../../cli/help.js";
 
 describe("describeEvent", () => {
   it("shows each line of an interactive shell, why a refused one was refused, and how the shell ended", () => {

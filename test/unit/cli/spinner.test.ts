@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { withSpinner, type CliContext } from "../../../cli/commands.js";
+import type { CliContext } from "../../../cli/command-context.js";
+import { withSpinner } from "../../../cli/spinner.js";
 
 function context(isTty: boolean): { ctx: CliContext; written: string[] } {
   const written: string[] = [];
