@@ -6,41 +6,28 @@ import type {
   ContainerSpec,
   ContainerState,
   EngineInfo,
-  ExecIdentity,
   ExecOptions,
   ExecResult,
   ExecSession,
 } from "../docker/container-driver.js";
 import { sandboxUser } from "../docker/container-spec.js";
+import { recordOf, type ExecRecord, type ProgramRequest } from "./exec-record.js";
 import { awaitExec } from "./fake-exec.js";
+import { createFakeContainer, haltContainer, runInContainer, stateOf, type FakeContainer } from "./fake-container.js";
 import { engineError } from "./engine-error.js";
 import {
   KILLED_EXIT_CODE,
   matchesArgv,
   reply,
-  RunningProcess,
   runUntilKilled,
   type FakeProgram,
   type ProgramMatch,
+  type RunningProcess,
 } from "./fake-process.js";
+import { InjectedFailures, type DriverOperation } from "./injected-failures.js";
 
-/** One of the driver's calls, for `failNext`. */
-export type DriverOperation = keyof ContainerDriver;
-
-/** An exec or attach the driver ran, as the runtime asked for it. */
-export interface ExecRecord {
-  readonly kind: "exec" | "attach";
-  readonly containerId: string;
-  readonly argv: readonly string[];
-  /** The exec's own variables (the container's are not repeated). */
-  readonly env: readonly string[];
-  readonly user: string;
-  readonly workingDir: string;
-  /** What a one-shot exec was given on stdin. */
-  readonly stdin?: Buffer;
-  /** A terminal's size at the start and after each resize (empty without a terminal). */
-  readonly terminalSizes: { columns: number; rows: number }[];
-}
+export type { ExecRecord } from "./exec-record.js";
+export type { DriverOperation } from "./injected-failures.js";
 
 /** What the fake engine is like. */
 export interface InMemoryDriverOptions {
@@ -52,27 +39,6 @@ export interface InMemoryDriverOptions {
   readonly stopExitCode?: number;
   /** Facts `info()` answers instead of the defaults. */
   readonly info?: Partial<EngineInfo>;
-}
-
-interface FakeContainer {
-  readonly id: string;
-  readonly spec: ContainerSpec;
-  readonly order: number;
-  running: boolean;
-  status: "created" | "running" | "exited";
-  exitCode: number;
-  oomKilled: boolean;
-  main?: RunningProcess;
-  readonly processes: Set<RunningProcess>;
-}
-
-/** A program to start in a container, and who asked for it. */
-interface ProgramRequest extends ExecIdentity {
-  readonly kind: "exec" | "attach" | "main";
-  readonly argv: readonly string[];
-  readonly env?: readonly string[] | undefined;
-  readonly stdin?: Buffer | undefined;
-  readonly terminal?: { readonly columns: number; readonly rows: number } | undefined;
 }
 
 const STOPPED_BY_SIGTERM = 143;
@@ -92,7 +58,7 @@ export class InMemoryContainerDriver implements ContainerDriver {
   private readonly containers = new Map<string, FakeContainer>();
   private readonly images: Set<string>;
   private readonly programs: { match: ProgramMatch; program: FakeProgram }[] = [];
-  private readonly failures = new Map<DriverOperation, unknown[]>();
+  private readonly failures = new InjectedFailures();
   private readonly defaultUser: string;
   private readonly stopExitCode: number;
   private created = 0;
@@ -114,7 +80,7 @@ export class InMemoryContainerDriver implements ContainerDriver {
     operation: DriverOperation,
     error: unknown = engineError(500, "server error", `injected failure of ${operation}`),
   ): void {
-    this.failures.set(operation, [...(this.failures.get(operation) ?? []), error]);
+    this.failures.add(operation, error);
   }
 
   /** Gives the engine an image. */
@@ -126,11 +92,11 @@ export class InMemoryContainerDriver implements ContainerDriver {
   exitContainer(id: string, outcome: { exitCode: number; oomKilled?: boolean }): void {
     const container = this.containers.get(id);
     if (container?.running !== true) throw new Error(`exitContainer: container ${id} is not running; start it first.`);
-    this.halt(container, outcome.exitCode, outcome.oomKilled ?? false);
+    haltContainer(container, outcome.exitCode, outcome.oomKilled ?? false);
   }
 
   async info(): Promise<EngineInfo> {
-    this.takeFailure("info");
+    this.failures.take("info");
     return {
       serverVersion: "in-memory",
       apiVersion: "1.47",
@@ -146,7 +112,7 @@ export class InMemoryContainerDriver implements ContainerDriver {
   }
 
   async imageExists(tag: string): Promise<boolean> {
-    this.takeFailure("imageExists");
+    this.failures.take("imageExists");
     return this.images.has(tag);
   }
 
@@ -157,13 +123,13 @@ export class InMemoryContainerDriver implements ContainerDriver {
     tag: string,
     onProgress: BuildProgress,
   ): Promise<void> {
-    this.takeFailure("buildImage");
+    this.failures.take("buildImage");
     onProgress(`Successfully tagged ${tag}`);
     this.images.add(tag);
   }
 
   async create(spec: ContainerSpec): Promise<string> {
-    this.takeFailure("create");
+    this.failures.take("create");
     if (!this.images.has(spec.image)) throw engineError(404, "no such container", `No such image: ${spec.image}`);
     const taken = [...this.containers.values()].find((container) => container.spec.name === spec.name);
     if (taken !== undefined) {
@@ -177,21 +143,12 @@ export class InMemoryContainerDriver implements ContainerDriver {
       throw engineError(400, "bad parameter", `Unknown runtime specified ${spec.runtime}`);
     const id = randomBytes(32).toString("hex");
     this.created += 1;
-    this.containers.set(id, {
-      id,
-      spec: structuredClone(spec),
-      order: this.created,
-      running: false,
-      status: "created",
-      exitCode: 0,
-      oomKilled: false,
-      processes: new Set(),
-    });
+    this.containers.set(id, createFakeContainer(id, spec, this.created));
     return id;
   }
 
   async start(id: string): Promise<void> {
-    this.takeFailure("start");
+    this.failures.take("start");
     const container = this.find(id);
     if (container.running) return;
     Object.assign(container, { running: true, status: "running", exitCode: 0, oomKilled: false });
@@ -201,32 +158,32 @@ export class InMemoryContainerDriver implements ContainerDriver {
     main.stderr.resume();
     container.main = main;
     void main.exited.then((exitCode) => {
-      if (container.main === main && container.running) this.halt(container, exitCode, false);
+      if (container.main === main && container.running) haltContainer(container, exitCode, false);
     });
   }
 
   async stop(id: string, _timeoutS: number): Promise<void> {
-    this.takeFailure("stop");
+    this.failures.take("stop");
     const container = this.containers.get(id);
-    if (container?.running === true) this.halt(container, this.stopExitCode, false);
+    if (container?.running === true) haltContainer(container, this.stopExitCode, false);
   }
 
   async remove(id: string): Promise<void> {
-    this.takeFailure("remove");
+    this.failures.take("remove");
     const container = this.containers.get(id);
     if (container === undefined) return;
-    if (container.running) this.halt(container, KILLED_EXIT_CODE, false);
+    if (container.running) haltContainer(container, KILLED_EXIT_CODE, false);
     this.containers.delete(id);
   }
 
   async inspect(id: string): Promise<ContainerState | undefined> {
-    this.takeFailure("inspect");
+    this.failures.take("inspect");
     const container = this.containers.get(id);
     return container === undefined ? undefined : stateOf(container);
   }
 
   async list(labels: Readonly<Record<string, string>>): Promise<ContainerState[]> {
-    this.takeFailure("list");
+    this.failures.take("list");
     const wanted = Object.entries(labels);
     return (
       [...this.containers.values()]
@@ -239,7 +196,7 @@ export class InMemoryContainerDriver implements ContainerDriver {
 
   /** Runs the argv's program to completion; a deadline (options.timeoutMs or the default) kills it and fails with `timeout`. */
   async exec(id: string, options: ExecOptions): Promise<ExecResult> {
-    this.takeFailure("exec");
+    this.failures.take("exec");
     const container = this.requireRunning(id);
     const { argv, env, user, workingDir, stdin } = options;
     const running = this.spawn(container, { kind: "exec", argv, env, user, workingDir, stdin });
@@ -248,7 +205,7 @@ export class InMemoryContainerDriver implements ContainerDriver {
   }
 
   async attach(id: string, argv: readonly string[], options: AttachOptions = {}): Promise<ExecSession> {
-    this.takeFailure("attach");
+    this.failures.take("attach");
     const container = this.requireRunning(id);
     const running = this.spawn(container, { kind: "attach", argv, ...options });
     const record = this.execs.at(-1);
@@ -266,48 +223,20 @@ export class InMemoryContainerDriver implements ContainerDriver {
 
   /** Starts a program in the container; execs and attaches are recorded, the main command is not. */
   private spawn(container: FakeContainer, request: ProgramRequest): RunningProcess {
-    const user = request.user ?? this.defaultUser;
-    const workingDir = request.workingDir ?? container.spec.workingDir;
-    const env = request.env ?? [];
-    if (request.kind !== "main") {
-      this.execs.push({
-        kind: request.kind,
-        containerId: container.id,
-        argv: [...request.argv],
-        env: [...env],
-        user,
-        workingDir,
-        ...(request.stdin === undefined ? {} : { stdin: Buffer.from(request.stdin) }),
-        terminalSizes: request.terminal === undefined ? [] : [{ ...request.terminal }],
-      });
-    }
+    const resolved = {
+      ...request,
+      user: request.user ?? this.defaultUser,
+      workingDir: request.workingDir ?? container.spec.workingDir,
+      env: request.env ?? [],
+    };
+    if (request.kind !== "main") this.execs.push(recordOf(container.id, request.kind, resolved));
     // An unregistered exec answers at once; an unregistered main command keeps the container up.
     const program = this.programFor(request.argv) ?? (request.kind === "main" ? runUntilKilled : reply());
-    const running = new RunningProcess(program, {
-      containerId: container.id,
-      argv: [...request.argv],
-      env: [...container.spec.env, ...env],
-      user,
-      workingDir,
-      terminal: request.terminal !== undefined,
-    });
-    container.processes.add(running);
-    void running.settled.then(() => container.processes.delete(running));
-    return running;
+    return runInContainer(container, program, resolved);
   }
 
   private programFor(argv: readonly string[]): FakeProgram | undefined {
     return this.programs.find(({ match }) => matchesArgv(match, argv))?.program;
-  }
-
-  /** The container stops: its state says how, and everything running in it is killed. */
-  private halt(container: FakeContainer, exitCode: number, oomKilled: boolean): void {
-    Object.assign(container, { running: false, status: "exited", exitCode, oomKilled });
-    const main = container.main;
-    delete container.main;
-    main?.kill(exitCode);
-    for (const running of container.processes) running.kill(KILLED_EXIT_CODE);
-    container.processes.clear();
   }
 
   private find(id: string): FakeContainer {
@@ -321,14 +250,4 @@ export class InMemoryContainerDriver implements ContainerDriver {
     if (!container.running) throw engineError(409, "container stopped/paused", `Container ${id} is not running`);
     return container;
   }
-
-  private takeFailure(operation: DriverOperation): void {
-    const queued = this.failures.get(operation);
-    if (queued !== undefined && queued.length > 0) throw queued.shift();
-  }
-}
-
-function stateOf(container: FakeContainer): ContainerState {
-  const { id, spec, running, status, exitCode, oomKilled } = container;
-  return { id, name: spec.name, running, status, exitCode, oomKilled, labels: { ...spec.labels } };
 }
