@@ -4,11 +4,30 @@ import { Hono } from "hono";
 const here = new URL(".", import.meta.url);
 const asset = (name: string) => readFileSync(new URL(name, here), "utf8");
 
-/** The dashboard's files, read once; they are plain HTML, CSS and an ES module (no build step). */
+/**
+ * The dashboard's ES modules: app.js, the page's entry, and every module it imports. Each is
+ * served at exactly /dashboard/<name>; no part of a request's path ever names a file.
+ */
+export const DASHBOARD_MODULES = [
+  "app.js",
+  "api.js",
+  "approvals.js",
+  "diff-view.js",
+  "dom.js",
+  "event-list.js",
+  "event-stream.js",
+  "highlight.js",
+  "login.js",
+  "state.js",
+  "worker-detail.js",
+  "workers.js",
+] as const;
+
+/** The dashboard's files, read once; they are plain HTML, CSS and ES modules (no build step). */
 const ASSETS = {
   html: asset("index.html"),
-  js: asset("app.js"),
   css: asset("style.css"),
+  modules: DASHBOARD_MODULES.map((name) => [name, asset(name)] as const),
 };
 
 /**
@@ -28,9 +47,11 @@ const SECURITY_HEADERS = {
 export function createDashboardRoutes(): Hono {
   const app = new Hono();
   app.get("/", (c) => c.body(ASSETS.html, 200, { ...SECURITY_HEADERS, "content-type": "text/html; charset=utf-8" }));
-  app.get("/dashboard/app.js", (c) =>
-    c.body(ASSETS.js, 200, { ...SECURITY_HEADERS, "content-type": "text/javascript; charset=utf-8" }),
-  );
+  for (const [name, source] of ASSETS.modules) {
+    app.get(`/dashboard/${name}`, (c) =>
+      c.body(source, 200, { ...SECURITY_HEADERS, "content-type": "text/javascript; charset=utf-8" }),
+    );
+  }
   app.get("/dashboard/style.css", (c) =>
     c.body(ASSETS.css, 200, { ...SECURITY_HEADERS, "content-type": "text/css; charset=utf-8" }),
   );
