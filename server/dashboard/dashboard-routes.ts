@@ -1,33 +1,15 @@
 import { readFileSync } from "node:fs";
 import { Hono } from "hono";
+import { DASHBOARD_ENTRY, DASHBOARD_MODULES } from "./dashboard-modules.js";
 
 const here = new URL(".", import.meta.url);
 const asset = (name: string) => readFileSync(new URL(name, here), "utf8");
-
-/**
- * The dashboard's ES modules: app.js, the page's entry, and every module it imports. Each is
- * served at exactly /dashboard/<name>; no part of a request's path ever names a file.
- */
-export const DASHBOARD_MODULES = [
-  "app.js",
-  "api.js",
-  "approvals.js",
-  "diff-view.js",
-  "dom.js",
-  "event-list.js",
-  "event-stream.js",
-  "highlight.js",
-  "login.js",
-  "state.js",
-  "worker-detail.js",
-  "workers.js",
-] as const;
 
 /** The dashboard's files, read once; they are plain HTML, CSS and ES modules (no build step). */
 const ASSETS = {
   html: asset("index.html"),
   css: asset("style.css"),
-  modules: DASHBOARD_MODULES.map((name) => [name, asset(name)] as const),
+  modules: [DASHBOARD_ENTRY, ...DASHBOARD_MODULES].map((name) => [name, asset(name)] as const),
 };
 
 /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DASHBOARD_MODULES } from "../dashboard/dashboard-modules.js";
 import type { Operation } from "./operation.js";
 
 const HealthSchema = z.object({
@@ -22,6 +23,9 @@ const HealthSchema = z.object({
     error: z.string().optional(),
   }),
 });
+
+/** `worker-detail` → `WorkerDetail`. */
+const pascalCase = (name: string) => name.replace(/(?:^|-)([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** The routes served without a token: health, this document, its reference page and the dashboard. */
 export const META_OPERATIONS: readonly Operation[] = [
@@ -70,6 +74,15 @@ export const META_OPERATIONS: readonly Operation[] = [
     public: true,
     ok: { status: 200, contentType: "text/javascript" },
   },
+  ...DASHBOARD_MODULES.map((name): Operation => ({
+    method: "get",
+    path: `/dashboard/${name}`,
+    id: `getDashboardModule${pascalCase(name.replace(/\.js$/, ""))}`,
+    summary: `A module of the dashboard's script (${name}, imported by app.js).`,
+    tag: "meta",
+    public: true,
+    ok: { status: 200, contentType: "text/javascript" },
+  })),
   {
     method: "get",
     path: "/dashboard/style.css",

@@ -1,6 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { createDashboardRoutes, DASHBOARD_MODULES } from "../../../../server/dashboard/dashboard-routes.js";
+import { DASHBOARD_ENTRY, DASHBOARD_MODULES } from "../../../../server/dashboard/dashboard-modules.js";
+import { createDashboardRoutes } from "../../../../server/dashboard/dashboard-routes.js";
+
+const SERVED = [DASHBOARD_ENTRY, ...DASHBOARD_MODULES];
 
 const folder = new URL("../../../../server/dashboard/", import.meta.url);
 const IMPORT = /^import\s[^;]*?from\s+"\.\/([^"]+)";/gm;
@@ -13,7 +16,7 @@ function moduleGraph(): string[] {
     seen.add(name);
     for (const [, imported] of readFileSync(new URL(name, folder), "utf8").matchAll(IMPORT)) visit(imported as string);
   };
-  visit("app.js");
+  visit(DASHBOARD_ENTRY);
   return [...seen].sort();
 }
 
@@ -22,14 +25,14 @@ describe("the dashboard's routes", () => {
     const files = readdirSync(folder)
       .filter((name) => name.endsWith(".js"))
       .sort();
-    expect([...DASHBOARD_MODULES].sort()).toEqual(moduleGraph());
+    expect([...SERVED].sort()).toEqual(moduleGraph());
     expect(moduleGraph()).toEqual(files);
   });
 
   it("serve each module as JavaScript with the page's Content-Security-Policy and headers", async () => {
     const app = createDashboardRoutes();
     const page = await app.request("/");
-    for (const name of DASHBOARD_MODULES) {
+    for (const name of SERVED) {
       const response = await app.request(`/dashboard/${name}`);
       expect(response.status, name).toBe(200);
       expect(response.headers.get("content-type"), name).toBe("text/javascript; charset=utf-8");
