@@ -9,8 +9,8 @@ const KEYWORDS = {
   rs: "as async await break const continue crate dyn else enum extern false fn for if impl in let loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while",
   sh: "if then else elif fi for while do done case esac function in export local return",
 };
-/** The language of a file extension. */
-export const LANGUAGE = {
+/** The language of a file extension (a null prototype: an extension like "toString" names none). */
+export const LANGUAGE = Object.assign(Object.create(null), {
   js: "js",
   mjs: "js",
   cjs: "js",
@@ -23,7 +23,7 @@ export const LANGUAGE = {
   rs: "rs",
   sh: "sh",
   bash: "sh",
-};
+});
 const COMMENT = { js: "//", go: "//", rs: "//", py: "#", sh: "#" };
 
 /** Splits one line of code into spans: strings, comments, numbers and keywords. */
