@@ -11,7 +11,6 @@ import type { ServerMethodOptions } from "./server-methods.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
 
-/** A JSON-RPC error answered over plain HTTP (no session to carry it). */
 /** A POST's body as JSON, or the JSON-RPC parse error to answer instead. */
 async function readJsonBody(request: Request): Promise<{ body: unknown } | Response> {
   try {
@@ -21,6 +20,7 @@ async function readJsonBody(request: Request): Promise<{ body: unknown } | Respo
   }
 }
 
+/** A JSON-RPC error answered over plain HTTP (no session to carry it). */
 function jsonRpcError(status: number, code: number, message: string): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
