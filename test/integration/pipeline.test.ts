@@ -1,32 +1,22 @@
-import { copyFile, mkdir } from "node:fs/promises";
-import path from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../server/control-plane.js";
+import { removeContainersOf, startTestPlane, stopTestPlane, type TestPlane } from "./helpers/control-plane.js";
 import {
-  removeContainersOf,
-  startTestPlane,
-  stopTestPlane,
-  TEST_TOKEN,
-  type TestPlane,
-} from "./helpers/control-plane.js";
-import { createRepoFromFixture, createTempDir, git } from "./helpers/test-repo.js";
+  callOrchestrator,
+  connectOrchestrator,
+  instructAndWait,
+  PROMPTS,
+  spawnScriptedWorker,
+  waitUntilIdle,
+} from "./helpers/orchestrator.js";
+import { createTempDir, git } from "./helpers/test-repo.js";
 
+// The whole BDD pipeline per goal type, and the orchestrator's worker tools; pipeline-enforcement.test.ts
+// covers the refusals, the back-transitions, concurrency and a restart.
 let test: TestPlane;
 let scratch: string;
 let client: Client;
 const spawned: string[] = [];
-
-async function connectOrchestrator(plane: TestPlane): Promise<Client> {
-  const orchestrator = new Client({ name: "orchestrator-test", version: "1.0.0" });
-  await orchestrator.connect(
-    new StreamableHTTPClientTransport(new URL(`${plane.plane.url}/v1/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${TEST_TOKEN}` } },
-    }),
-  );
-  return orchestrator;
-}
 
 beforeAll(async () => {
   test = await startTestPlane();
@@ -40,77 +30,19 @@ afterAll(async () => {
   await removeContainersOf(spawned);
 });
 
-async function repoWithAgent(): Promise<string> {
-  const repo = await createRepoFromFixture(scratch, "js-greeter");
-  await mkdir(path.join(repo, ".agent"), { recursive: true });
-  await copyFile(
-    path.join(PROJECT_ROOT, "examples", "agents", "scripted-agent.mjs"),
-    path.join(repo, ".agent", "scripted-agent.mjs"),
-  );
-  git(repo, "add", ".");
-  git(repo, "commit", "-q", "-m", "add the scripted agent");
-  return repo;
-}
-
-async function call<T = Record<string, unknown>>(
-  name: string,
-  args: Record<string, unknown>,
-): Promise<{ isError: boolean; body: T }> {
-  const result = await client.callTool({ name, arguments: args });
-  const text = (result.content as { text: string }[])[0]?.text ?? "{}";
-  return {
-    isError: result.isError === true,
-    body: (result.structuredContent ?? (text.startsWith("{") ? JSON.parse(text) : { text })) as T,
-  };
-}
+const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
+  callOrchestrator<T>(client, name, args);
 
 async function spawnAgentWorker(name: string): Promise<{ id: string; repo: string }> {
-  const repo = await repoWithAgent();
-  const spawned_ = await call<{ id: string; status: string }>("spawn_worker", {
-    name,
-    repo,
-    template: "library",
-    model: "scripted-1",
-    agent: { command: ["node", "/workspace/.agent/scripted-agent.mjs"] },
-  });
-  expect(spawned_.isError).toBe(false);
-  spawned.push(spawned_.body.id);
-  return { id: spawned_.body.id, repo };
+  const worker = await spawnScriptedWorker(client, scratch, name);
+  spawned.push(worker.id);
+  return worker;
 }
 
-async function waitIdle(worker: string): Promise<{ busy: boolean; last_message: string }> {
-  let status = { busy: true, last_message: "" };
-  await expect
-    .poll(
-      async () => {
-        status = (await call<{ busy: boolean; last_message: string }>("check_worker_status", { worker })).body;
-        return status.busy;
-      },
-      { timeout: 30_000, interval: 200 },
-    )
-    .toBe(false);
-  return status;
-}
+const waitIdle = (worker: string) => waitUntilIdle(client, worker);
 
-const PROMPTS = {
-  feature:
-    'Write the feature.\nFILE features/greet.feature\nFeature: Greeting\n  Scenario: greet someone\n    Given a name "Ada"\n    When I greet them\n    Then I hear "Hello, Ada!"\nEND',
-  steps:
-    "FILE features/steps/greet.steps.js\n// Step definitions for features/greet.feature\nmodule.exports = { given: (name) => name };\nEND",
-  unitTests:
-    'FILE test/greet.test.js\nconst test = require("node:test");\nconst assert = require("node:assert/strict");\ntest("greets by name", () => {\n  const { greet } = require("../src/greet.js");\n  assert.equal(greet("Ada"), "Hello, Ada!");\n});\nEND',
-  buggyImplementation: "FILE src/greet.js\nexports.greet = (name) => `Hi ${name}`;\nEND",
-  implementation: "FILE src/greet.js\nexports.greet = (name) => `Hello, ${name}!`;\nEND",
-  refactor: 'FILE src/greet.js\nconst greeting = "Hello";\nexports.greet = (name) => `${greeting}, ${name}!`;\nEND',
-  validation: "Check that everything is in place. Nothing to change.",
-};
-
-/** Drives one step that dispatches to the agent, then waits for it. */
-async function instruct(tool: string, taskId: string, prompt: string, worker: string) {
-  const answer = await call(tool, { task_id: taskId, prompt });
-  expect(answer.isError, JSON.stringify(answer.body)).toBe(false);
-  await waitIdle(worker);
-}
+const instruct = (tool: string, taskId: string, prompt: string, worker: string) =>
+  instructAndWait(client, tool, taskId, prompt, worker);
 
 describe.each(["greenfield", "bugfix", "change"] as const)("the BDD pipeline, %s", (type) => {
   it("runs the whole sequence with real commits and checks, and the commits reach the exported branch", async () => {
@@ -173,140 +105,6 @@ describe.each(["greenfield", "bugfix", "change"] as const)("the BDD pipeline, %s
     );
     expect(rest.body.status).toBe("complete");
     expect(rest.body.transitions.filter((t) => t.commit_sha).length).toBe(5);
-  }, 240_000);
-});
-
-describe("pipeline enforcement", () => {
-  it("refuses every skip with the sequence_violation answer", async () => {
-    const worker = await spawnAgentWorker("pipe-skips");
-    const task = (
-      await call<{ task_id: string }>("accept_goal", { goal: "Skip ahead", type: "change", worker: worker.id })
-    ).body.task_id;
-    for (const tool of [
-      "commit",
-      "run_quality_checks",
-      "instruct_step_defs",
-      "instruct_implementation",
-      "run_validation",
-      "mark_complete",
-    ]) {
-      const refused = await call<Record<string, unknown>>(tool, { task_id: task, prompt: "x", summary: "x" });
-      expect(refused.isError).toBe(true);
-      expect(Object.keys(refused.body).sort()).toEqual([
-        "allowed_next",
-        "attempted_stage",
-        "current_stage",
-        "error",
-        "message",
-        "task_id",
-        "transition_history",
-      ]);
-      expect(refused.body).toMatchObject({
-        error: "sequence_violation",
-        task_id: task,
-        current_stage: "accept_goal",
-        attempted_stage: tool,
-        allowed_next: ["instruct_feature_file"],
-      });
-      expect(refused.body.message).toMatch(/Call instruct_feature_file next/);
-    }
-  });
-
-  it("a failing suite after implementation blocks progress until it is fixed through the back-transition", async () => {
-    const worker = await spawnAgentWorker("pipe-block");
-    const task = (
-      await call<{ task_id: string }>("accept_goal", { goal: "Greet", type: "greenfield", worker: worker.id })
-    ).body.task_id;
-    for (const [tool, prompt] of [
-      ["instruct_feature_file", PROMPTS.feature],
-      ["instruct_step_defs", PROMPTS.steps],
-      ["instruct_unit_tests", PROMPTS.unitTests],
-    ] as const) {
-      await instruct(tool, task, prompt, worker.id);
-      await call("commit", { task_id: task });
-      await call("run_quality_checks", { task_id: task });
-    }
-    await instruct("instruct_implementation", task, PROMPTS.buggyImplementation, worker.id);
-    await call("commit", { task_id: task });
-    const failed = await call<{ passed: boolean; blocking: boolean; allowed_next: string[] }>("run_quality_checks", {
-      task_id: task,
-    });
-    expect(failed.body).toMatchObject({ passed: false, blocking: true, allowed_next: ["instruct_implementation"] });
-    const refused = await call<{ error: string; allowed_next: string[]; message: string }>("instruct_refactor", {
-      task_id: task,
-      prompt: "x",
-    });
-    expect(refused.body).toMatchObject({ error: "sequence_violation", allowed_next: ["instruct_implementation"] });
-    expect(refused.body.message).toMatch(/block progress/);
-
-    await instruct("instruct_implementation", task, PROMPTS.implementation, worker.id);
-    await call("commit", { task_id: task });
-    expect(
-      (await call<{ passed: boolean; allowed_next: string[] }>("run_quality_checks", { task_id: task })).body,
-    ).toMatchObject({ passed: true, allowed_next: ["instruct_refactor", "instruct_implementation"] });
-  }, 240_000);
-
-  it("going back from run_validation to instruct_unit_tests resumes the full sequence from there", async () => {
-    const worker = await spawnAgentWorker("pipe-resume");
-    const task = (
-      await call<{ task_id: string }>("accept_goal", { goal: "Greet again", type: "change", worker: worker.id })
-    ).body.task_id;
-    const phases: [string, string][] = [
-      ["instruct_feature_file", PROMPTS.feature],
-      ["instruct_step_defs", PROMPTS.steps],
-      ["instruct_unit_tests", PROMPTS.unitTests],
-      ["instruct_implementation", PROMPTS.implementation],
-      ["instruct_refactor", PROMPTS.refactor],
-    ];
-    for (const [tool, prompt] of phases) {
-      await instruct(tool, task, prompt, worker.id);
-      await call("commit", { task_id: task });
-      await call("run_quality_checks", { task_id: task });
-    }
-    await instruct("run_validation", task, PROMPTS.validation, worker.id);
-    const back = await call<{ stage: string; allowed_next: string[] }>("instruct_unit_tests", {
-      task_id: task,
-      prompt: 'FILE test/extra.test.js\nconst test = require("node:test");\ntest("extra", () => {});\nEND',
-    });
-    expect(back.body).toMatchObject({ stage: "instruct_unit_tests", allowed_next: ["commit"] });
-    await waitIdle(worker.id);
-    for (const [tool, prompt] of phases.slice(3)) {
-      await call("commit", { task_id: task });
-      await call("run_quality_checks", { task_id: task });
-      await instruct(tool, task, prompt, worker.id);
-    }
-    await call("commit", { task_id: task });
-    await call("run_quality_checks", { task_id: task });
-    await instruct("run_validation", task, PROMPTS.validation, worker.id);
-    const done = await call<{ status: string; total_transitions: number }>("mark_complete", {
-      task_id: task,
-      summary: "done twice",
-    });
-    expect(done.body).toMatchObject({ status: "complete", total_transitions: 28 });
-  }, 240_000);
-
-  it("two concurrent calls advance a task once, and a restart keeps the state", async () => {
-    const worker = await spawnAgentWorker("pipe-back");
-    const task = (await call<{ task_id: string }>("accept_goal", { goal: "Greet", type: "change", worker: worker.id }))
-      .body.task_id;
-    const both = await Promise.all([
-      call("instruct_feature_file", { task_id: task, prompt: PROMPTS.feature }),
-      call("instruct_feature_file", { task_id: task, prompt: PROMPTS.feature }),
-    ]);
-    expect(both.filter((answer) => !answer.isError)).toHaveLength(1);
-    expect(both.filter((answer) => (answer.body as { error?: string }).error === "sequence_violation")).toHaveLength(1);
-    await waitIdle(worker.id);
-    await call("commit", { task_id: task });
-    await call("run_quality_checks", { task_id: task });
-
-    await client.close();
-    await test.plane.close();
-    test = await startTestPlane(test.dataDir);
-    client = await connectOrchestrator(test);
-    const after = await test.api<{ transitions: { to_stage: string }[] }>("GET", `/v1/tasks/${task}`);
-    expect(after.body.transitions.at(-1)?.to_stage).toBe("run_quality_checks (post_feature_file)");
-    const next = await call<{ error?: string; allowed_next?: string[] }>("commit", { task_id: task });
-    expect(next.body).toMatchObject({ error: "sequence_violation", allowed_next: ["instruct_step_defs"] });
   }, 240_000);
 });
 
