@@ -1,28 +1,20 @@
 import { mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { ContainerDriver } from "../docker/container-driver.js";
-import { LABEL_INSTANCE, usesEgressProxy } from "../docker/container-spec.js";
 import type { RuntimeCatalog } from "../docker/runtime-choice.js";
 import { AppError } from "../errors/app-error.js";
 import { pinBase, unpinBase } from "../git/source-repo.js";
-import {
-  createDiskImage,
-  disposeWorkspace,
-  mountDiskImage,
-  releaseOrphanImages,
-  unmountWorkspace,
-} from "../workspace/disk-image.js";
+import { createDiskImage, disposeWorkspace, mountDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
 import { chownTree, createSharedClone } from "../workspace/shared-clone.js";
 import type { McpStandby } from "./mcp-standby.js";
 import { claimPoolSlot, isPoolable } from "./pool-claim.js";
+import { restoreWorkers } from "./restore-workers.js";
 import type { ToolsChannels } from "./tools-channel.js";
 import { planWorker } from "./worker-creation.js";
 import type { WorkerEgress } from "./worker-egress.js";
 import type { WorkerLauncher } from "./worker-launcher.js";
-import { writePolicyFile } from "./worker-policy.js";
 import type { WorkerPools } from "./worker-pools.js";
 import type { WorkerRecords } from "./worker-records.js";
-import { reconcileWorkers } from "./worker-status.js";
 import type { CreateWorkerInput, RemoveResult, Worker } from "./worker.js";
 import type { WorkerDownListener, WorkerLifecycle } from "./workers.js";
 
@@ -71,24 +63,8 @@ export class LifecycleController implements WorkerLifecycle {
   }
 
   async reconcile(): Promise<void> {
-    const { records, driver, egress } = this.deps;
-    await reconcileWorkers(records.store, driver, { [LABEL_INSTANCE]: this.deps.instance }, records.clock);
-    const workers = await records.store.listWorkers();
-    await releaseOrphanImages(this.deps.dataDir, new Set(workers.map((worker) => worker.id)));
-    for (const worker of workers) {
-      records.addSecrets(Object.values(worker.env));
-      egress.setPolicy(worker.id, worker.permissions);
-      await writePolicyFile(records.runDir(worker.id), worker.permissions, worker.approvals).catch(() => undefined);
-      // After a reboot the image is there but not mounted; a container must never get the bare directory.
-      if (worker.diskEnforcement === "image") {
-        await mountDiskImage(worker.workspace).catch((error: unknown) =>
-          records.event(worker.id, "workspace_mount_failed", {
-            reason: error instanceof Error ? error.message : String(error),
-          }),
-        );
-      }
-      if (worker.desired === "running" && usesEgressProxy(worker.permissions)) await egress.ensure(worker.id);
-    }
+    const { records, driver, egress, instance, dataDir } = this.deps;
+    await restoreWorkers({ records, driver, egress, instance, dataDir });
   }
 
   async create(input: CreateWorkerInput): Promise<Worker> {
