@@ -1,48 +1,11 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, startTestPlane, stopTestPlane, type TestPlane } from "./helpers/control-plane.js";
-import {
-  callOrchestrator,
-  connectOrchestrator,
-  instructAndWait,
-  PROMPTS,
-  spawnScriptedWorker,
-  waitUntilIdle,
-} from "./helpers/orchestrator.js";
-import { createTempDir } from "./helpers/test-repo.js";
+import { describe, expect, it } from "vitest";
+import { startTestPlane } from "./helpers/control-plane.js";
+import { connectOrchestrator, PROMPTS, useOrchestratorSuite } from "./helpers/orchestrator.js";
 
 // How the pipeline holds its sequence: refused skips, blocking checks, back-transitions, concurrent
 // calls and a restart; pipeline.test.ts runs the whole sequence.
-let test: TestPlane;
-let scratch: string;
-let client: Client;
-const spawned: string[] = [];
-
-beforeAll(async () => {
-  test = await startTestPlane();
-  scratch = await createTempDir("workcell-pipeline-");
-  client = await connectOrchestrator(test);
-});
-
-afterAll(async () => {
-  await client?.close();
-  await stopTestPlane(test);
-  await removeContainersOf(spawned);
-});
-
-const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
-  callOrchestrator<T>(client, name, args);
-
-async function spawnAgentWorker(name: string): Promise<{ id: string; repo: string }> {
-  const worker = await spawnScriptedWorker(client, scratch, name);
-  spawned.push(worker.id);
-  return worker;
-}
-
-const waitIdle = (worker: string) => waitUntilIdle(client, worker);
-
-const instruct = (tool: string, taskId: string, prompt: string, worker: string) =>
-  instructAndWait(client, tool, taskId, prompt, worker);
+const suite = useOrchestratorSuite();
+const { call, spawnAgentWorker, waitIdle, instruct } = suite;
 
 describe("pipeline enforcement", () => {
   it("refuses every skip with the sequence_violation answer", async () => {
@@ -167,11 +130,11 @@ describe("pipeline enforcement", () => {
     await call("commit", { task_id: task });
     await call("run_quality_checks", { task_id: task });
 
-    await client.close();
-    await test.plane.close();
-    test = await startTestPlane(test.dataDir);
-    client = await connectOrchestrator(test);
-    const after = await test.api<{ transitions: { to_stage: string }[] }>("GET", `/v1/tasks/${task}`);
+    await suite.client.close();
+    await suite.test.plane.close();
+    suite.test = await startTestPlane(suite.test.dataDir);
+    suite.client = await connectOrchestrator(suite.test);
+    const after = await suite.test.api<{ transitions: { to_stage: string }[] }>("GET", `/v1/tasks/${task}`);
     expect(after.body.transitions.at(-1)?.to_stage).toBe("run_quality_checks (post_feature_file)");
     const next = await call<{ error?: string; allowed_next?: string[] }>("commit", { task_id: task });
     expect(next.body).toMatchObject({ error: "sequence_violation", allowed_next: ["instruct_step_defs"] });

@@ -1,48 +1,11 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeContainersOf, startTestPlane, stopTestPlane, type TestPlane } from "./helpers/control-plane.js";
-import {
-  callOrchestrator,
-  connectOrchestrator,
-  instructAndWait,
-  PROMPTS,
-  spawnScriptedWorker,
-  waitUntilIdle,
-} from "./helpers/orchestrator.js";
-import { createTempDir, git } from "./helpers/test-repo.js";
+import { describe, expect, it } from "vitest";
+import { PROMPTS, useOrchestratorSuite } from "./helpers/orchestrator.js";
+import { git } from "./helpers/test-repo.js";
 
 // The whole BDD pipeline per goal type, and the orchestrator's worker tools; pipeline-enforcement.test.ts
 // covers the refusals, the back-transitions, concurrency and a restart.
-let test: TestPlane;
-let scratch: string;
-let client: Client;
-const spawned: string[] = [];
-
-beforeAll(async () => {
-  test = await startTestPlane();
-  scratch = await createTempDir("workcell-pipeline-");
-  client = await connectOrchestrator(test);
-});
-
-afterAll(async () => {
-  await client?.close();
-  await stopTestPlane(test);
-  await removeContainersOf(spawned);
-});
-
-const call = <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
-  callOrchestrator<T>(client, name, args);
-
-async function spawnAgentWorker(name: string): Promise<{ id: string; repo: string }> {
-  const worker = await spawnScriptedWorker(client, scratch, name);
-  spawned.push(worker.id);
-  return worker;
-}
-
-const waitIdle = (worker: string) => waitUntilIdle(client, worker);
-
-const instruct = (tool: string, taskId: string, prompt: string, worker: string) =>
-  instructAndWait(client, tool, taskId, prompt, worker);
+const suite = useOrchestratorSuite();
+const { call, spawnAgentWorker, waitIdle, instruct } = suite;
 
 describe.each(["greenfield", "bugfix", "change"] as const)("the BDD pipeline, %s", (type) => {
   it("runs the whole sequence with real commits and checks, and the commits reach the exported branch", async () => {
@@ -91,7 +54,7 @@ describe.each(["greenfield", "bugfix", "change"] as const)("the BDD pipeline, %s
     expect(done.body).toMatchObject({ status: "complete", total_transitions: 19, total_commits: 5 });
     expect(done.body.duration).toBeGreaterThan(0);
 
-    const exported = await test.api<{ branch: string }>("POST", `/v1/workers/${worker.id}/export`);
+    const exported = await suite.test.api<{ branch: string }>("POST", `/v1/workers/${worker.id}/export`);
     expect(git(worker.repo, "log", "--format=%s", exported.body.branch).split("\n").slice(0, 5)).toEqual([
       "post_refactor: Greet people by name",
       "post_implementation: Greet people by name",
@@ -99,7 +62,7 @@ describe.each(["greenfield", "bugfix", "change"] as const)("the BDD pipeline, %s
       "post_step_defs: Greet people by name",
       "post_feature_file: Greet people by name",
     ]);
-    const rest = await test.api<{ status: string; transitions: { to_stage: string; commit_sha?: string }[] }>(
+    const rest = await suite.test.api<{ status: string; transitions: { to_stage: string; commit_sha?: string }[] }>(
       "GET",
       `/v1/tasks/${task}`,
     );
@@ -113,26 +76,30 @@ describe("worker lifecycle and inspection on /v1/mcp", () => {
     const worker = await spawnAgentWorker("pipe-tools");
     const listed = await call<{ workers: { id: string; name: string; busy: boolean }[] }>("list_workers", {});
     expect(listed.body.workers.find((w) => w.id === worker.id)).toMatchObject({ name: "pipe-tools", busy: false });
-    const details = await test.api<{ resources: { memoryMb: number } }>("GET", `/v1/workers/${worker.id}`);
+    const details = await suite.test.api<{ resources: { memoryMb: number } }>("GET", `/v1/workers/${worker.id}`);
     expect(details.body.resources.memoryMb).toBe(2048);
 
     expect(
-      (await client.callTool({ name: "read_worker_file", arguments: { worker: "pipe-tools", path: "package.json" } }))
-        .content,
+      (
+        await suite.client.callTool({
+          name: "read_worker_file",
+          arguments: { worker: "pipe-tools", path: "package.json" },
+        })
+      ).content,
     ).toEqual([{ type: "text", text: expect.stringContaining('"name": "js-greeter"') }]);
-    const traversal = await client.callTool({
+    const traversal = await suite.client.callTool({
       name: "read_worker_file",
       arguments: { worker: worker.id, path: "../../etc/passwd" },
     });
     expect(traversal.isError).toBe(true);
     expect((traversal.content as { text: string }[])[0]?.text).toMatch(/refused/);
     expect(
-      (await client.callTool({ name: "glob_worker", arguments: { worker: worker.id, pattern: "**/*.test.js" } }))
+      (await suite.client.callTool({ name: "glob_worker", arguments: { worker: worker.id, pattern: "**/*.test.js" } }))
         .content,
     ).toEqual([{ type: "text", text: "test/smoke.test.js" }]);
     expect(
       (
-        (await client.callTool({ name: "grep_worker", arguments: { worker: worker.id, pattern: "loads" } }))
+        (await suite.client.callTool({ name: "grep_worker", arguments: { worker: worker.id, pattern: "loads" } }))
           .content as { text: string }[]
       )[0]?.text,
     ).toMatch(/^test\/smoke\.test\.js:4:/);
@@ -149,7 +116,7 @@ describe("worker lifecycle and inspection on /v1/mcp", () => {
     ).toMatchObject({ task_id: task, stage: "instruct_feature_file" });
 
     const { default: Docker } = await import("dockerode");
-    const info = await test.api<{ containerId: string }>("GET", `/v1/workers/${worker.id}`);
+    const info = await suite.test.api<{ containerId: string }>("GET", `/v1/workers/${worker.id}`);
     await new Docker().getContainer(info.body.containerId).kill();
     const sick = await call<{ healthy: boolean; crashed: { id: string }[] }>("health_check", {});
     expect(sick.body.healthy).toBe(false);

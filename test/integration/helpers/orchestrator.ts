@@ -2,10 +2,10 @@ import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { PROJECT_ROOT } from "../../../server/control-plane.js";
-import { TEST_TOKEN, type TestPlane } from "./control-plane.js";
-import { createRepoFromFixture, git } from "./test-repo.js";
+import { removeContainersOf, startTestPlane, stopTestPlane, TEST_TOKEN, type TestPlane } from "./control-plane.js";
+import { createRepoFromFixture, createTempDir, git } from "./test-repo.js";
 
 /** An MCP client on the plane's orchestrator endpoint, /v1/mcp. */
 export async function connectOrchestrator(plane: TestPlane): Promise<Client> {
@@ -106,3 +106,46 @@ export const PROMPTS = {
   refactor: 'FILE src/greet.js\nconst greeting = "Hello";\nexports.greet = (name) => `${greeting}, ${name}!`;\nEND',
   validation: "Check that everything is in place. Nothing to change.",
 };
+
+/** A control plane and an orchestrator client shared by one file's tests; `test` and `client` may be replaced (a restart). */
+export interface OrchestratorSuite {
+  test: TestPlane;
+  client: Client;
+  call<T = Record<string, unknown>>(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ isError: boolean; body: T }>;
+  /** A worker with the scripted agent on a new repository, removed after the file's tests. */
+  spawnAgentWorker(name: string): Promise<{ id: string; repo: string }>;
+  waitIdle(worker: string): ReturnType<typeof waitUntilIdle>;
+  instruct(tool: string, taskId: string, prompt: string, worker: string): ReturnType<typeof instructAndWait>;
+}
+
+/** Starts a plane and connects the orchestrator before the file's tests; ends both and removes the spawned workers after. */
+export function useOrchestratorSuite(): OrchestratorSuite {
+  let scratch = "";
+  const spawned: string[] = [];
+  const suite = {
+    call: <T = Record<string, unknown>>(name: string, args: Record<string, unknown>) =>
+      callOrchestrator<T>(suite.client, name, args),
+    spawnAgentWorker: async (name: string) => {
+      const worker = await spawnScriptedWorker(suite.client, scratch, name);
+      spawned.push(worker.id);
+      return worker;
+    },
+    waitIdle: (worker: string) => waitUntilIdle(suite.client, worker),
+    instruct: (tool: string, taskId: string, prompt: string, worker: string) =>
+      instructAndWait(suite.client, tool, taskId, prompt, worker),
+  } as OrchestratorSuite;
+  beforeAll(async () => {
+    suite.test = await startTestPlane();
+    scratch = await createTempDir("workcell-pipeline-");
+    suite.client = await connectOrchestrator(suite.test);
+  });
+  afterAll(async () => {
+    await suite.client?.close();
+    await stopTestPlane(suite.test);
+    await removeContainersOf(spawned);
+  });
+  return suite;
+}
