@@ -79,7 +79,8 @@ async function collectExec(
   }
 }
 
-function collect(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
+/** The stream's bytes up to `maxBytes` (the rest is read and dropped). */
+export function collect(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -93,7 +94,8 @@ function collect(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffe
   });
 }
 
-function pipeInto(stream: NodeJS.ReadableStream, sink: Writable): Promise<Buffer> {
+/** Pipes the stream into `sink`; resolves (with no bytes kept) once the sink has finished. */
+export function pipeInto(stream: NodeJS.ReadableStream, sink: Writable): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     stream.pipe(sink);
     sink.on("finish", () => resolve(Buffer.alloc(0)));

@@ -1,6 +1,6 @@
-import type { Writable } from "node:stream";
 import type { ExecOptions, ExecResult } from "../docker/container-driver.js";
 import { DEFAULT_EXEC_DEADLINE_MS, raceAbort } from "../docker/exec-deadline.js";
+import { collect, pipeInto } from "../docker/docker-exec.js";
 import { AppError } from "../errors/app-error.js";
 import type { RunningProcess } from "./fake-process.js";
 
@@ -48,28 +48,4 @@ export async function awaitExec(running: RunningProcess, options: ExecOptions, w
   } finally {
     clearTimeout(deadline);
   }
-}
-
-/** The stream's bytes up to `maxBytes` (the rest is dropped, as DockerDriver does). */
-function collect(stream: NodeJS.ReadableStream, maxBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on("data", (chunk: Buffer) => {
-      if (size >= maxBytes) return;
-      chunks.push(chunk.subarray(0, maxBytes - size));
-      size += chunk.length;
-    });
-    stream.on("end", () => resolve(Buffer.concat(chunks)));
-    stream.on("error", reject);
-  });
-}
-
-function pipeInto(stream: NodeJS.ReadableStream, sink: Writable): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    stream.pipe(sink);
-    sink.on("finish", () => resolve(Buffer.alloc(0)));
-    stream.on("error", reject);
-    sink.on("error", reject);
-  });
 }
