@@ -1,15 +1,16 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import {
-  BridgeSession,
-  type AdmissionHandler,
-  type ApprovalHandler,
-  type BridgeLog,
-  type ToolCallRecord,
-} from "./bridge-session.js";
-import type { ServerMethodOptions } from "./server-methods.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { BridgeSession, type BridgeSessionOptions } from "./bridge-session.js";
 
 const SWEEP_INTERVAL_MS = 30_000;
+
+/** What the bridge is built with: how to reach a worker's server, when sessions expire, and what every session reports to. */
+export interface WorkerBridgeOptions extends Omit<BridgeSessionOptions, "onInitialized" | "onClosed"> {
+  /** Starts the worker's in-container MCP server and returns a transport to it (throws if it cannot run). */
+  openTransport: (workerId: string) => Promise<Transport>;
+  /** A session with no message either way for this long is closed. */
+  idleMs: number;
+}
 
 /** A POST's body as JSON, or the JSON-RPC parse error to answer instead. */
 async function readJsonBody(request: Request): Promise<{ body: unknown } | Response> {
@@ -37,22 +38,7 @@ export class WorkerBridge {
   private readonly sessions = new Map<string, BridgeSession>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(
-    private readonly options: {
-      /** Starts the worker's in-container MCP server and returns a transport to it (throws if it cannot run). */
-      openTransport: (workerId: string) => Promise<Transport>;
-      idleMs: number;
-      maxBodyBytes: number;
-      log: BridgeLog;
-      onResponse?: (workerId: string, message: JSONRPCMessage) => void;
-      onActivity?: (workerId: string) => void;
-      onToolCall?: (call: ToolCallRecord) => void;
-      onApprovalRequest?: ApprovalHandler;
-      onAdmissionRequest?: AdmissionHandler;
-      /** Elicitation and sampling from the sandbox reach the agent only when enabled here. */
-      serverMethods?: ServerMethodOptions;
-    },
-  ) {
+  constructor(private readonly options: WorkerBridgeOptions) {
     this.sweeper = setInterval(() => this.expireIdle(), Math.min(SWEEP_INTERVAL_MS, options.idleMs));
     this.sweeper.unref();
   }
@@ -97,17 +83,11 @@ export class WorkerBridge {
       );
     }
     const container = await this.options.openTransport(workerId);
+    const { openTransport: _open, idleMs: _idle, ...sessionOptions } = this.options;
     const session = new BridgeSession(workerId, container, {
+      ...sessionOptions,
       onInitialized: (live, id) => this.sessions.set(id, live),
       onClosed: (closed) => this.forget(closed),
-      log: this.options.log,
-      maxBodyBytes: this.options.maxBodyBytes,
-      ...(this.options.onResponse === undefined ? {} : { onResponse: this.options.onResponse }),
-      ...(this.options.onActivity === undefined ? {} : { onActivity: this.options.onActivity }),
-      ...(this.options.onToolCall === undefined ? {} : { onToolCall: this.options.onToolCall }),
-      ...(this.options.onApprovalRequest === undefined ? {} : { onApprovalRequest: this.options.onApprovalRequest }),
-      ...(this.options.onAdmissionRequest === undefined ? {} : { onAdmissionRequest: this.options.onAdmissionRequest }),
-      ...(this.options.serverMethods === undefined ? {} : { serverMethods: this.options.serverMethods }),
     });
     await session.start();
     const response = await session.handle(request, body);
