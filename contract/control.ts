@@ -9,6 +9,10 @@ import { AuditEntrySchema } from "./policy.js";
  * mode that fails answers the contract's ControlFailure (sandbox-error.ts) instead.
  */
 
+/** The control modes the tools program serves the control plane, one-shot or over the channel. */
+export const CONTROL_MODES = ["run", "diff", "kill-marked"] as const;
+export type ControlMode = (typeof CONTROL_MODES)[number];
+
 /**
  * One request line on the control channel: the mode, its arguments and its stdin, with an
  * id the answer repeats. Requests run concurrently; answers may come in any order.
@@ -101,3 +105,9 @@ export const ShellLineReportSchema = z.object({
     .default(() => []),
 });
 export type ShellLineReport = z.infer<typeof ShellLineReportSchema>;
+
+/**
+ * How an interactive shell's report starts in its terminal stream, after ESC ]: a private
+ * OSC number and the tag, then `<nonce> ; <base64 JSON> BEL`. Plain text, safe in a printf format.
+ */
+export const SHELL_REPORT_INTRODUCER = "7717;workcell;";

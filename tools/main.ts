@@ -12,6 +12,7 @@ import { createToolServer } from "./server.js";
 import { killMarkedProcesses } from "./shell/call-marker.js";
 import { interactiveShellRc, serveShellChecks } from "./shell/interactive-shell.js";
 import { CONTAINER_WORKSPACE, GATE_VAR } from "../contract/container.js";
+import { CONTROL_MODES, type ControlMode } from "../contract/control.js";
 
 // The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
 // else may write to it.
@@ -56,14 +57,14 @@ async function serveMcp(root: string): Promise<void> {
 async function controlMode(name: string, args: readonly string[], input: string): Promise<unknown> {
   const root = workspaceRoot();
   switch (name) {
-    case "run":
+    case "run" satisfies ControlMode:
       return runCommand(root, input);
-    case "diff": {
+    case "diff" satisfies ControlMode: {
       const base = args[0];
       if (base === undefined || !/^[0-9a-f]{40,64}$/.test(base)) return { error: "usage: diff <baseCommit sha>" };
       return diffSinceBase(root, base);
     }
-    case "kill-marked": {
+    case "kill-marked" satisfies ControlMode: {
       // After an interactive shell: ends whatever it left running (see call-marker.ts).
       const marker = args[0];
       if (marker === undefined || !/^[0-9a-f]{24}$/.test(marker))
@@ -71,7 +72,7 @@ async function controlMode(name: string, args: readonly string[], input: string)
       return { killed: killMarkedProcesses(marker) };
     }
     default:
-      return { error: `unknown control mode "${name}"; expected run, diff or kill-marked` };
+      return { error: `unknown control mode "${name}"; expected ${CONTROL_MODES.join(", ")}` };
   }
 }
 
@@ -87,9 +88,9 @@ async function main(mode: string, rest: readonly string[]): Promise<void> {
   switch (mode) {
     case "mcp":
       return serveMcp(root);
-    case "run":
-    case "diff":
-    case "kill-marked":
+    case "run" satisfies ControlMode:
+    case "diff" satisfies ControlMode:
+    case "kill-marked" satisfies ControlMode:
       return answer(await controlMode(mode, rest, await readStdin()));
     case "serve":
       // The control channel: the same modes, many requests, one process (see serve-command.ts).

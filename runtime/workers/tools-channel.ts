@@ -2,7 +2,12 @@ import type { z } from "zod";
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
 import { AppError } from "../errors/app-error.js";
 import { interpretAnswer, noAnswer, TOOLS_EXEC, toolsArgv } from "./in-container.js";
-import { ChannelHelloSchema, ChannelReplySchema, type ChannelRequest } from "../../contract/control.js";
+import {
+  ChannelHelloSchema,
+  ChannelReplySchema,
+  type ChannelRequest,
+  type ControlMode,
+} from "../../contract/control.js";
 
 /** How long a channel with nothing to do stays open: an idle worker then holds no tools process. */
 export const CHANNEL_IDLE_MS = 60_000;
@@ -46,7 +51,7 @@ class ToolsChannel {
     this.armIdle();
   }
 
-  request(mode: string, args: readonly string[], input: string, timeoutMs: number): Promise<unknown> {
+  request(mode: ControlMode, args: readonly string[], input: string, timeoutMs: number): Promise<unknown> {
     if (this.ended) return Promise.reject(new ChannelEndedError("the tools channel ended"));
     clearTimeout(this.idleTimer);
     const id = this.nextId++;
@@ -137,7 +142,7 @@ export class ToolsChannels {
   /** Runs a control mode in the container and validates its answer against `schema`. */
   async call<T>(
     containerId: string,
-    mode: string,
+    mode: ControlMode,
     args: readonly string[],
     schema: z.ZodType<T, unknown>,
     options: { input?: string; timeoutMs: number },

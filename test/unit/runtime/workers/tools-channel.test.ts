@@ -43,35 +43,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("the control channel", () => {
   it("answers concurrent requests over one process, each with its own answer, in whatever order they finish", async () => {
     const { driver, attaches } = channelDriver(async (mode, args, input) => {
-      await sleep(mode === "slow" ? 30 : 1);
+      await sleep(args[0] === "slow" ? 30 : 1);
       return { mode, args: [...args], input };
     });
     const channels = new ToolsChannels(driver);
     const [slow, fast, third] = await Promise.all([
-      channels.call("c", "slow", ["a"], Echo, { input: "1", timeoutMs: 5_000 }),
-      channels.call("c", "fast", ["b"], Echo, { input: "2", timeoutMs: 5_000 }),
-      channels.call("c", "fast", [], Echo, { input: "3\nwith a newline", timeoutMs: 5_000 }),
+      channels.call("c", "run", ["slow"], Echo, { input: "1", timeoutMs: 5_000 }),
+      channels.call("c", "diff", ["b"], Echo, { input: "2", timeoutMs: 5_000 }),
+      channels.call("c", "kill-marked", [], Echo, { input: "3\nwith a newline", timeoutMs: 5_000 }),
     ]);
     expect([slow, fast, third]).toEqual([
-      { mode: "slow", args: ["a"], input: "1" },
-      { mode: "fast", args: ["b"], input: "2" },
-      { mode: "fast", args: [], input: "3\nwith a newline" },
+      { mode: "run", args: ["slow"], input: "1" },
+      { mode: "diff", args: ["b"], input: "2" },
+      { mode: "kill-marked", args: [], input: "3\nwith a newline" },
     ]);
     expect(attaches()).toBe(1);
     await channels.closeAll();
   });
 
   it("turns an {error} answer into a refusal and a wrong shape into an internal error", async () => {
-    const { driver } = channelDriver(async (mode) =>
-      mode === "denied"
+    const { driver } = channelDriver(async (_mode, args) =>
+      args[0] === "denied"
         ? { error: 'PermissionDenied: run access to "curl"', code: "permission_denied" }
         : { unexpected: true },
     );
     const channels = new ToolsChannels(driver);
-    await expect(channels.call("c", "denied", [], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({
+    await expect(channels.call("c", "run", ["denied"], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({
       code: "permission_denied",
     });
-    await expect(channels.call("c", "odd", [], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({
+    await expect(channels.call("c", "run", ["odd"], Echo, { timeoutMs: 5_000 })).rejects.toMatchObject({
       code: "internal",
       message: expect.stringContaining("unexpected shape"),
     });
@@ -80,17 +80,19 @@ describe("the control channel", () => {
 
   it("closes when idle, after a request past its deadline (killing the process it announced), and opens afresh on the next call", async () => {
     const { driver, attaches, execs } = channelDriver(async (mode, args, input) => {
-      if (mode === "hang") await sleep(500);
+      if (args[0] === "hang") await sleep(500);
       return { mode, args: [...args], input };
     });
     const channels = new ToolsChannels(driver, 50);
-    await channels.call("c", "quick", [], Echo, { timeoutMs: 5_000 });
+    await channels.call("c", "run", [], Echo, { timeoutMs: 5_000 });
     await sleep(120);
-    await channels.call("c", "quick", [], Echo, { timeoutMs: 5_000 });
+    await channels.call("c", "run", [], Echo, { timeoutMs: 5_000 });
     expect(attaches()).toBe(2);
-    await expect(channels.call("c", "hang", [], Echo, { timeoutMs: 20 })).rejects.toMatchObject({ code: "timeout" });
+    await expect(channels.call("c", "run", ["hang"], Echo, { timeoutMs: 20 })).rejects.toMatchObject({
+      code: "timeout",
+    });
     expect(execs).toEqual([["kill", "-KILL", String(process.pid)]]);
-    await channels.call("c", "quick", [], Echo, { timeoutMs: 5_000 });
+    await channels.call("c", "run", [], Echo, { timeoutMs: 5_000 });
     expect(attaches()).toBe(3);
     await channels.closeAll();
   });
@@ -101,7 +103,7 @@ describe("the control channel", () => {
       return {};
     });
     const channels = new ToolsChannels(driver);
-    const call = channels.call("c", "slow", [], Echo, { timeoutMs: 5_000 });
+    const call = channels.call("c", "run", [], Echo, { timeoutMs: 5_000 });
     await sleep(10);
     await channels.closeAll();
     await expect(call).rejects.toMatchObject({ code: "internal", message: expect.stringContaining("gave no answer") });
