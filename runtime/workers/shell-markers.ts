@@ -1,12 +1,12 @@
-import { ShellLineReportSchema, type ShellLineReport } from "../../contract/control.js";
+import { SHELL_REPORT_INTRODUCER, ShellLineReportSchema, type ShellLineReport } from "../../contract/control.js";
 
 /**
  * The reports an interactive shell writes into its terminal stream (see the tools'
- * interactive-shell.ts): `ESC ] 7717 ; workcell ; <nonce> ; <base64 JSON> BEL`. The first
+ * interactive-shell.ts): `ESC ] SHELL_REPORT_INTRODUCER <nonce> ; <base64 JSON> BEL`. The first
  * one carries only the nonce bash drew at start; later ones a checked line. They come
  * from the sandbox, so each is validated, and one with another nonce is dropped.
  */
-const PREFIX = Buffer.from("\u001b]7717;workcell;");
+const PREFIX = Buffer.from(`\u001b]${SHELL_REPORT_INTRODUCER}`);
 const END = 0x07;
 /** A marker longer than this is not one of ours: pass it through as output. */
 const MAX_MARKER_BYTES = 512 * 1024;

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { AccessControl, PermissionDeniedError } from "../permissions/access-control.js";
 import { streamRecords } from "./stream-records.js";
-import type { ShellLineReport } from "../../contract/control.js";
+import { SHELL_REPORT_INTRODUCER, type ShellLineReport } from "../../contract/control.js";
 
 /**
  * The interactive shell (`workcell shell` from a terminal): bash with a DEBUG trap that,
@@ -12,7 +12,7 @@ import type { ShellLineReport } from "../../contract/control.js";
  *
  * After each check the shell writes a report to the terminal as an OSC escape the control
  * plane removes from the stream and records as events:
- *   ESC ] 7717 ; workcell ; <nonce> ; <base64 JSON> BEL
+ *   ESC ] SHELL_REPORT_INTRODUCER (7717;workcell;) <nonce> ; <base64 JSON> BEL
  * The nonce is drawn by bash when the shell starts and sent first; reports with any other
  * nonce (a program printing look-alikes) are dropped. Like exec's check this is policy and
  * a record, not a boundary: the container is the boundary.
@@ -79,7 +79,7 @@ exec {__workcell_out}>&1
 __workcell_nonce=$SRANDOM$SRANDOM$SRANDOM
 __workcell_line=-1
 __workcell_verdict=0
-printf '\\e]7717;workcell;%s;\\a' "$__workcell_nonce" >&"$__workcell_out"
+printf '\\e]${SHELL_REPORT_INTRODUCER}%s;\\a' "$__workcell_nonce" >&"$__workcell_out"
 __workcell_check() {
   (( HISTCMD == __workcell_line )) && return $__workcell_verdict
   __workcell_line=$HISTCMD
@@ -98,7 +98,7 @@ __workcell_check() {
   verdict=\${answer%%$'\\x1f'*}; answer=\${answer#*$'\\x1f'}
   message=\${answer%%$'\\x1f'*}; report=\${answer#*$'\\x1f'}
   [[ -n $message ]] && printf '%s\\n' "$message" >&2
-  printf '\\e]7717;workcell;%s;%s\\a' "$__workcell_nonce" "$report" >&"$__workcell_out"
+  printf '\\e]${SHELL_REPORT_INTRODUCER}%s;%s\\a' "$__workcell_nonce" "$report" >&"$__workcell_out"
   [[ $verdict == ok ]] && __workcell_verdict=0
   return $__workcell_verdict
 }
