@@ -1,4 +1,5 @@
 import { execa } from "execa";
+import { systemClock, type Clock } from "../clock/clock.js";
 import { measureDiskImage } from "../workspace/disk-image.js";
 import type { DiskUsage } from "../workspace/disk-image-plan.js";
 import { limitExceeded } from "./resource-limits.js";
@@ -35,6 +36,7 @@ export class ResourceWatchdog {
     private readonly intervalMs: number,
     private readonly log: (message: string) => void,
     private readonly event: EventSink = async () => undefined,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   start(): void {
@@ -56,7 +58,7 @@ export class ResourceWatchdog {
         const hardLimit = worker.diskEnforcement === "image";
         if (hardLimit) await this.reportDisk(worker);
         const reason = limitExceeded(worker, {
-          nowMs: Date.now(),
+          nowMs: this.clock.now(),
           diskKb: hardLimit ? undefined : await measureDiskKb(worker.workspace),
           lastActivityMs: this.workers.activity.lastActivity(worker.id),
         });

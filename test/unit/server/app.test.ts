@@ -1,9 +1,6 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../server/app.js";
+import { createFakeWorkers, type FakeWorkers } from "../runtime/workers/fake-workers.js";
 import type { WorkerBridge } from "../../../server/mcp/worker-bridge.js";
 import { allowedHostHeaders, tokensMatch } from "../../../server/middleware/guards.js";
 import type { EngineInfo } from "../../../runtime/docker/container-driver.js";
@@ -11,14 +8,8 @@ import { dockerUnavailable } from "../../../runtime/docker/docker-driver.js";
 import type { ApprovalQueue } from "../../../runtime/approvals/approval-queue.js";
 import type { PipelineService } from "../../../runtime/pipeline/pipeline-service.js";
 import type { OrchestratorEndpoint } from "../../../server/orchestrator/orchestrator-endpoint.js";
-import { EventLog } from "../../../runtime/events/event-log.js";
-import { catalogOf } from "../../../runtime/docker/runtime-choice.js";
-import { InMemoryContainerDriver } from "../../../runtime/testing/in-memory-driver.js";
-import { InMemoryStateStore } from "../../../runtime/testing/in-memory-store.js";
-import { createWorkers } from "../../../runtime/workers/create-workers.js";
 
 const TOKEN = "unit-test-token-0123456789";
-const IMAGE = "workcell-sandbox:in-memory";
 const ENGINE = {
   runtimes: ["runc", "runsc"],
   runtimeDetails: { runsc: { path: "/usr/bin/runsc", args: ["--network=none", "--host-uds=open"] } },
@@ -26,25 +17,10 @@ const ENGINE = {
 
 /** The app over real workers on the in-memory engine and store, as the control plane builds it. */
 async function makePlane(engine: { info?: () => Promise<EngineInfo> } = {}) {
-  const dataDir = await realpath(await mkdtemp(path.join(tmpdir(), "workcell-app-")));
-  dataDirs.push(dataDir);
-  const driver = new InMemoryContainerDriver({ images: [IMAGE], info: ENGINE });
+  const fake = await createFakeWorkers(ENGINE);
+  made.push(fake);
+  const { workers, driver, events } = fake;
   if (engine.info !== undefined) driver.info = engine.info;
-  const store = new InMemoryStateStore();
-  const events = await EventLog.open(dataDir, () => []);
-  const workers = createWorkers({
-    config: { dataDir, runtime: undefined },
-    store,
-    driver,
-    defaultImage: IMAGE,
-    instance: "app-test",
-    sandboxUser: { uid: 1000, gid: 1000 },
-    hostCpus: 2,
-    chownWorkspaces: false,
-    hostEnv: {},
-    runtimes: catalogOf(await new InMemoryContainerDriver({ info: ENGINE }).info()),
-    events,
-  });
   const app = createApp({
     token: TOKEN,
     workers,
@@ -60,13 +36,13 @@ async function makePlane(engine: { info?: () => Promise<EngineInfo> } = {}) {
     orchestrator: {} as OrchestratorEndpoint,
     pipeline: {} as PipelineService,
   });
-  return { app, driver, store, dataDir };
+  return { app, ...fake };
 }
 
 const makeApp = async (engine: { info?: () => Promise<EngineInfo> } = {}) => (await makePlane(engine)).app;
-const dataDirs: string[] = [];
+const made: FakeWorkers[] = [];
 afterEach(async () => {
-  for (const dir of dataDirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  for (const fake of made.splice(0)) await fake.cleanUp();
 });
 
 const headers = (extra: Record<string, string> = {}) => ({
@@ -183,24 +159,7 @@ describe("control plane HTTP guards", () => {
   });
 
   it("creates a worker, and answers an exec on it once stopped with 409 and the route that starts it", async () => {
-    const { app, dataDir } = await makePlane();
-    const repo = path.join(dataDir, "..", `${path.basename(dataDir)}-repo`);
-    dataDirs.push(repo);
-    await mkdir(repo);
-    await writeFile(path.join(repo, "README.md"), "# demo\n");
-    const env = {
-      ...process.env,
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@example.invalid",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@example.invalid",
-    };
-    for (const args of [
-      ["init", "-q", "-b", "main"],
-      ["add", "."],
-      ["commit", "-qm", "initial"],
-    ])
-      execFileSync("git", args, { cwd: repo, env });
+    const { app, repo } = await makePlane();
     const created = await app.request("/v1/workers", {
       method: "POST",
       headers: headers({ "content-type": "application/json" }),

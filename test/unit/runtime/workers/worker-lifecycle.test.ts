@@ -1,70 +1,27 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
-import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { LABEL_INSTANCE } from "../../../../runtime/docker/container-spec.js";
-import { catalogOf } from "../../../../runtime/docker/runtime-choice.js";
-import { EventLog } from "../../../../runtime/events/event-log.js";
 import { InMemoryContainerDriver } from "../../../../runtime/testing/in-memory-driver.js";
-import { InMemoryStateStore } from "../../../../runtime/testing/in-memory-store.js";
-import { ManualClock } from "../../../../runtime/testing/manual-clock.js";
-import { createWorkers } from "../../../../runtime/workers/create-workers.js";
 import { describeWorkerLifecycle } from "../../../conformance/worker-lifecycle-conformance.js";
-
-const IMAGE = "workcell-sandbox:in-memory";
+import { createFakeWorkers, FAKE_IMAGE, type FakeWorkers } from "./fake-workers.js";
 
 describeWorkerLifecycle("the in-memory driver", async () => ({
-  driver: new InMemoryContainerDriver({ images: [IMAGE] }),
-  image: IMAGE,
+  driver: new InMemoryContainerDriver({ images: [FAKE_IMAGE] }),
+  image: FAKE_IMAGE,
 }));
 
 // What only a fake engine can do: fail on cue.
 describe("worker lifecycle when the engine fails", () => {
-  const roots: string[] = [];
+  const made: FakeWorkers[] = [];
   afterEach(async () => {
-    for (const root of roots.splice(0)) await rm(root, { recursive: true, force: true });
+    for (const fake of made.splice(0)) await fake.cleanUp();
   });
 
-  async function setUp() {
-    const root = await realpath(await mkdtemp(path.join(tmpdir(), "workcell-lifecycle-fail-")));
-    roots.push(root);
-    const repo = path.join(root, "repo");
-    await mkdir(repo);
-    await writeFile(path.join(repo, "README.md"), "# demo\n");
-    const env = {
-      ...process.env,
-      GIT_AUTHOR_NAME: "T",
-      GIT_AUTHOR_EMAIL: "t@example.invalid",
-      GIT_COMMITTER_NAME: "T",
-      GIT_COMMITTER_EMAIL: "t@example.invalid",
-    };
-    for (const args of [
-      ["init", "-q", "-b", "main"],
-      ["add", "."],
-      ["commit", "-qm", "initial"],
-    ])
-      execFileSync("git", args, { cwd: repo, env });
-    const dataDir = path.join(root, "data");
-    const driver = new InMemoryContainerDriver({ images: [IMAGE] });
-    const store = new InMemoryStateStore();
-    const instance = randomBytes(6).toString("hex");
-    const workers = createWorkers({
-      config: { dataDir, runtime: undefined },
-      store,
-      driver,
-      defaultImage: IMAGE,
-      instance,
-      sandboxUser: { uid: 1000, gid: 1000 },
-      hostCpus: 2,
-      chownWorkspaces: false,
-      hostEnv: {},
-      runtimes: catalogOf(await driver.info()),
-      events: await EventLog.open(dataDir, () => []),
-      clock: new ManualClock(),
-    });
-    return { repo, dataDir, driver, store, instance, workers };
+  async function setUp(): Promise<FakeWorkers> {
+    const fake = await createFakeWorkers();
+    made.push(fake);
+    return fake;
   }
 
   it("leaves no record, directory or container when the engine cannot start the container", async () => {
