@@ -80,7 +80,7 @@ export class PipelineService {
     if (input.worker.agent === undefined) {
       throw new AppError(
         "conflict",
-        `Worker ${input.worker.name} (${input.worker.id}) has no agent, so nothing would carry out the task's prompts. Spawn a worker with agent: {"command": [...]} (spawn_worker's agent argument) and accept the goal there.`,
+        `Worker ${input.worker.name} (${input.worker.id}) has no agent, so nothing would carry out the task's prompts. Spawn a worker with agent: {"command": [...]} and accept the goal there.`,
         { details: { worker: input.worker.id, reason: "no_agent" } },
       );
     }

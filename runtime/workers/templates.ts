@@ -1,6 +1,6 @@
 import type { PermissionsInput } from "../permissions/policy.js";
 
-/** A named preset of permissions and resources for spawn_worker. */
+/** A named preset of permissions and resources a new worker can start from. */
 export interface WorkerTemplate {
   readonly description: string;
   readonly permissions: PermissionsInput;
