@@ -9,7 +9,7 @@ import {
   type PermissionsInput,
   type Policy,
 } from "../permissions/policy.js";
-import { POLICY_FILE_NAME, PROXY_SOCKET_NAME } from "../../contract/container.js";
+import { POLICY_FILE_NAME } from "../../contract/container.js";
 import { toPolicyFile, type PolicyApprovals } from "../../contract/policy.js";
 
 /** Normalises a requested policy, turning a PolicyError into a 400 that names the field. */

@@ -78,7 +78,7 @@ export function registerWorkspaceTools(server: McpServer, deps: OrchestratorDeps
 
   const inside = (tool: string, args: Record<string, unknown>, ref: string) =>
     answerErrorsAsToolResults(async () => {
-      const { worker, containerId } = await lookup.requireRunning((await lookup.resolve(ref)).id);
+      const { containerId } = await lookup.requireRunning((await lookup.resolve(ref)).id);
       const result = await callWorkerTool(driver, containerId, tool, args);
       return { content: result.content as CallToolResult["content"], ...(result.isError ? { isError: true } : {}) };
     })();

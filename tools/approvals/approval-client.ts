@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { z } from "zod";
 import type { ToolCallContext } from "../tool-result.js";
 import { APPROVAL_METHOD } from "../../contract/wire.js";
 import { ApprovalAnswerSchema, type ApprovalAnswer, type ApprovalParams } from "../../contract/approval.js";
