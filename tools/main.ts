@@ -7,6 +7,7 @@ import { runCommand } from "./commands/run-command.js";
 import { serveChannel } from "./commands/serve-command.js";
 import { parseGate } from "./gate/finish-gate.js";
 import { assumeSandboxUser } from "./identity/sandbox-user.js";
+import { pinRoot } from "./fs/pinned-roots.js";
 import { AccessControl } from "./permissions/access-control.js";
 import { createToolServer } from "./server.js";
 import { killMarkedProcesses } from "./shell/call-marker.js";
@@ -36,6 +37,11 @@ function answer(value: unknown): void {
 
 async function serveMcp(root: string): Promise<void> {
   process.stderr.write(`workcell-tools pid=${process.pid}\n`);
+  try {
+    pinRoot(root);
+  } catch {
+    // No workspace to keep open (yet): each call opens it, as before.
+  }
   const { server } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
   const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The bridge ends a session by closing stdin: exit then, whatever is in flight.

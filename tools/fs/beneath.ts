@@ -8,12 +8,14 @@ import {
   openSync,
   readFileSync,
   readlinkSync,
+  readSync,
   renameSync,
   rmSync,
   writeFileSync,
   type Stats,
 } from "node:fs";
 import path from "node:path";
+import { pinnedRoot } from "./pinned-roots.js";
 import { isErrno, PathRefusedError, type ResolvedPath } from "./resolve-inside.js";
 
 /** The resolved path relative to the root it was confined to ("" for the root). */
@@ -31,14 +33,33 @@ const DIRECTORY_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O
 export class Descriptor {
   private open = true;
 
-  constructor(readonly fd: number) {}
+  /** `borrowed`: the descriptor belongs to someone else (a pinned root), and closing it does nothing. */
+  constructor(
+    readonly fd: number,
+    private readonly borrowed = false,
+  ) {}
 
   stat(): Stats {
     return fstatSync(this.fd);
   }
 
-  readText(): string {
-    return readFileSync(this.fd, "utf8");
+  /**
+   * The file's text. Given the size a stat just told, it is read in one call without asking
+   * again (a file that grew since is read to its end all the same).
+   */
+  readText(knownSize?: number): string {
+    if (knownSize === undefined) return readFileSync(this.fd, "utf8");
+    let buffer = Buffer.allocUnsafe(knownSize + 1);
+    let length = 0;
+    for (;;) {
+      if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+      const read = readSync(this.fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+      // A short read of a regular file is its end: one call for a file that did not change.
+      if (length <= knownSize) break;
+    }
+    return buffer.toString("utf8", 0, length);
   }
 
   /** Closes the descriptor (again: nothing happens). */
@@ -47,7 +68,7 @@ export class Descriptor {
   }
 
   closeNow(): void {
-    if (!this.open) return;
+    if (!this.open || this.borrowed) return;
     this.open = false;
     closeSync(this.fd);
   }
@@ -115,8 +136,12 @@ function openBeneath(
   options: { create?: boolean },
 ): { directory: Descriptor; rootReal: string } {
   // The root itself is trusted (a real path checked by the resolver, or an open descriptor's /proc path).
-  let current = openDescriptor(root, constants.O_RDONLY | constants.O_DIRECTORY);
-  const rootReal = locationOf(current);
+  const pinned = pinnedRoot(root);
+  let current =
+    pinned === undefined
+      ? openDescriptor(root, constants.O_RDONLY | constants.O_DIRECTORY)
+      : new Descriptor(pinned.fd, true);
+  const rootReal = pinned?.real ?? locationOf(current);
   try {
     if (rootReal === "") throw new Error(`Cannot tell where ${root} is: /proc/self/fd is not readable`);
     for (const part of relative.split("/").filter((p) => p !== "" && p !== ".")) {

@@ -41,7 +41,7 @@ export async function readResolvedText(resolved: ResolvedPath): Promise<string> 
         `The file is ${stats.size} bytes; read_file reads at most ${MAX_READ_BYTES}. Use head/tail, offset/limit or grep.`,
       );
     }
-    return handle.readText();
+    return handle.readText(stats.isFile() ? stats.size : undefined);
   } finally {
     handle.closeNow();
   }

@@ -1,5 +1,6 @@
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { realRoot as realRootOf } from "./pinned-roots.js";
 
 /** Why a path was refused; carried so tools can answer the agent precisely. */
 export class PathRefusedError extends Error {
@@ -42,7 +43,7 @@ export async function resolveInside(root: string, requested: string): Promise<Re
   if (requested.includes("\0")) {
     throw new PathRefusedError(requested, "the path contains a NUL byte");
   }
-  const realRoot = realpathSync(root);
+  const realRoot = realRootOf(root);
   const pending = splitComponents(toRootRelative(root, realRoot, requested));
   let current = realRoot;
   let hops = 0;

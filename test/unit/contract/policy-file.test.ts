@@ -1,3 +1,4 @@
+import { utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -75,5 +76,21 @@ describe("the policy file between the control plane and the tools", () => {
   it("fills in only the approval settings, which files written before them lack", async () => {
     const { approvals: _approvals, ...withoutApprovals } = { ...defaultPolicyFile(), run: ["git"] };
     expect(await readBack(JSON.stringify(withoutApprovals))).toEqual({ ...defaultPolicyFile(), run: ["git"] });
+  });
+
+  it("looks at the file once per turn of the event loop, and sees a change from the next turn on", async () => {
+    const file = path.join(base, `policy-${counter++}.json`);
+    const written = (run: true | string[]) =>
+      toPolicyFile(normalizePolicy({ run }, { dataDir: "/d" }), approvalDefaults());
+    await writeFile(file, JSON.stringify(written(["git"])));
+    const source = new PolicySource(file);
+    const first = source.current();
+    expect(first.run).toEqual(["git"]);
+    // Changed within the same turn: a call already under way keeps the policy it started with.
+    writeFileSync(file, JSON.stringify(written(true)));
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    expect(source.current()).toBe(first);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(source.current().run).toBe(true);
   });
 });
