@@ -17,6 +17,17 @@ export const POLICY_FILE_NAME = "policy.json";
 /** The egress proxy socket's name in the control directory. */
 export const PROXY_SOCKET_NAME = "proxy.sock";
 
+/**
+ * The argument that has the MCP server take its session over a socket in the control
+ * directory (`mcp --socket <name>`) rather than over stdio: the server reads a one-time
+ * token from stdin, connects, and writes the token as the connection's first line, so the
+ * control plane knows the connection is the server's and not another process's in the sandbox.
+ */
+export const MCP_SOCKET_ARG = "--socket";
+
+/** A session socket's name in the control directory: a fixed prefix and 16 hex digits. */
+export const MCP_SOCKET_NAME = /^mcp-[0-9a-f]{16}\.sock$/;
+
 /** The variable that names the sandbox user ("uid:gid") for workcell's own programs. */
 export const SANDBOX_USER_VAR = "WORKCELL_SANDBOX_USER";
 

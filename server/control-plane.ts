@@ -22,6 +22,7 @@ import { createWorkers } from "../runtime/workers/create-workers.js";
 import type { Workers } from "../runtime/workers/workers.js";
 import type { WorkerPool } from "../runtime/workers/worker-pool.js";
 import type { WorkerPools } from "../runtime/workers/worker-pools.js";
+import { McpServers } from "../runtime/workers/mcp-servers.js";
 import { McpStandby } from "../runtime/workers/mcp-standby.js";
 import { createApp } from "./app.js";
 import { createApprovalHandler, createNetPrompter } from "./control-plane/approval-prompts.js";
@@ -106,7 +107,8 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const instance = createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16);
   const disk = await probeWorkspaceDiskLimits(config, logger);
   // In-container MCP servers started with each container, for its first session.
-  const standby = new McpStandby(driver);
+  const mcpServers = new McpServers(driver);
+  const standby = new McpStandby(mcpServers);
   const owner = user.uid !== hostUid ? user : undefined;
   const pools = await createWorkerPools(config, {
     driver,
@@ -133,6 +135,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     diskImages: disk.available,
     pools,
     standby,
+    mcpServers,
     hostEnv: options.hostEnv ?? {},
     runtimes: runtimes.catalog,
     events,

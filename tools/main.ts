@@ -12,7 +12,15 @@ import { AccessControl } from "./permissions/access-control.js";
 import { createToolServer } from "./server.js";
 import { killMarkedProcesses } from "./shell/call-marker.js";
 import { interactiveShellRc, serveShellChecks } from "./shell/interactive-shell.js";
-import { CONTAINER_WORKSPACE, GATE_VAR } from "../contract/container.js";
+import { connect } from "node:net";
+import type { Readable, Writable } from "node:stream";
+import {
+  CONTAINER_RUN_DIR,
+  CONTAINER_WORKSPACE,
+  GATE_VAR,
+  MCP_SOCKET_ARG,
+  MCP_SOCKET_NAME,
+} from "../contract/container.js";
 import { CONTROL_MODES, type ControlMode } from "../contract/control.js";
 
 // The in-container program. stdout is the MCP channel (or one JSON answer), so nothing
@@ -35,7 +43,48 @@ function answer(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-async function serveMcp(root: string): Promise<void> {
+/** The first line of `input` (the session token), without its newline. */
+function firstLine(input: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const onData = (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const end = text.indexOf("\n");
+      if (end !== -1) {
+        input.off("data", onData);
+        resolve(text.slice(0, end));
+      } else if (text.length > 256) reject(new Error("expected a session token line on stdin"));
+    };
+    input.on("data", onData);
+    input.once("end", () => reject(new Error("stdin ended before the session token")));
+  });
+}
+
+/**
+ * The session's channel: stdio, or (`--socket <name>`) a connection to the socket the control
+ * plane opened in the control directory for this session, introduced by the token it wrote
+ * on stdin. The socket skips the engine's exec stream, which costs most under gVisor.
+ */
+async function sessionChannel(rest: readonly string[]): Promise<{ input: Readable; output: Writable }> {
+  if (rest[0] !== MCP_SOCKET_ARG) return { input: process.stdin, output: process.stdout };
+  const name = rest[1] ?? "";
+  if (!MCP_SOCKET_NAME.test(name))
+    throw new Error(`mcp ${MCP_SOCKET_ARG}: expected a socket name like mcp-<16 hex>.sock`);
+  const token = await firstLine(process.stdin);
+  const socket = connect(`${CONTAINER_RUN_DIR}/${name}`);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve);
+    socket.once("error", reject);
+  });
+  socket.setNoDelay(true);
+  socket.write(`${token}\n`);
+  // The control plane ends the session by closing the connection.
+  socket.on("close", () => process.exit(0));
+  process.stdin.resume();
+  return { input: socket, output: socket };
+}
+
+async function serveMcp(root: string, rest: readonly string[]): Promise<void> {
   process.stderr.write(`workcell-tools pid=${process.pid}\n`);
   try {
     pinRoot(root);
@@ -43,14 +92,15 @@ async function serveMcp(root: string): Promise<void> {
     // No workspace to keep open (yet): each call opens it, as before.
   }
   const { server } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
-  const transport = new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The bridge ends a session by closing stdin: exit then, whatever is in flight.
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("close", () => process.exit(0));
+  const { input, output } = await sessionChannel(rest);
+  const transport = new StdioServerTransport(input, output, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The warm-up is for a server waiting for its session (a standby): once the session's
   // first message has come, it would only delay the answers, so it stops or never starts.
   let sessionStarted = false;
-  process.stdin.once("data", () => {
+  input.once("data", () => {
     sessionStarted = true;
   });
   await server.connect(transport);
@@ -93,7 +143,7 @@ async function main(mode: string, rest: readonly string[]): Promise<void> {
   }
   switch (mode) {
     case "mcp":
-      return serveMcp(root);
+      return serveMcp(root, rest);
     case "run" satisfies ControlMode:
     case "diff" satisfies ControlMode:
     case "kill-marked" satisfies ControlMode:

@@ -7,6 +7,7 @@ import type { RuntimeCatalog } from "../docker/runtime-choice.js";
 import type { EventLog } from "../events/event-log.js";
 import type { StateStore } from "../store/state-store.js";
 import { PROXY_SOCKET_NAME } from "../../contract/container.js";
+import { McpServers } from "./mcp-servers.js";
 import type { McpStandby } from "./mcp-standby.js";
 import { PolicyEditor } from "./policy-editor.js";
 import { SessionOpener } from "./session-opener.js";
@@ -45,6 +46,8 @@ export interface WorkersDeps {
   readonly pools?: WorkerPools;
   /** MCP servers started with each container for its first session (absent: sessions start their own). */
   readonly standby?: McpStandby;
+  /** What starts the in-container MCP servers (absent: one over `driver`, shared with nothing). */
+  readonly mcpServers?: McpServers;
   /** Whether each workspace gets its own filesystem image, making diskMb a hard limit (absent: the watchdog enforces it). */
   readonly diskImages?: boolean;
   /** Where the time comes from (absent: the system clock). */
@@ -102,6 +105,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
     dataDir: config.dataDir,
     hostEnv,
     sandboxUser: deps.sandboxUser,
+    mcpServers: deps.mcpServers ?? new McpServers(driver),
     ...(deps.admission === undefined ? {} : { admission: deps.admission }),
     ...(standby === undefined ? {} : { standby }),
   });

@@ -24,9 +24,9 @@ export function toolsArgv(mode: string, ...args: readonly string[]): string[] {
   return ["node", "--snapshot-blob", TOOLS_SNAPSHOT, mode, ...args];
 }
 
-/** The argv that starts the in-container MCP server on stdio. */
-export function mcpServerArgv(): string[] {
-  return toolsArgv("mcp");
+/** The argv that starts the in-container MCP server (on stdio; `--socket <name>` for a session socket). */
+export function mcpServerArgv(...args: readonly string[]): string[] {
+  return toolsArgv("mcp", ...args);
 }
 
 /** The argv of the container's main process when its traffic goes through the egress proxy. */

@@ -1,5 +1,5 @@
-import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
-import { mcpServerArgv, TOOLS_EXEC } from "./in-container.js";
+import type { ExecSession } from "../docker/container-driver.js";
+import type { McpServers, McpTarget } from "./mcp-servers.js";
 
 /** How long a started server waits for its session before it is ended (an idle worker then holds none). */
 export const STANDBY_TTL_MS = 60_000;
@@ -23,14 +23,15 @@ export class McpStandby {
   private readonly primed = new Map<string, Primed>();
 
   constructor(
-    private readonly driver: ContainerDriver,
+    private readonly servers: McpServers,
     private readonly ttlMs: number = STANDBY_TTL_MS,
   ) {}
 
   /** Starts a server for the container's next session (none if one is waiting already). */
-  prime(containerId: string, env: readonly string[]): void {
+  prime(target: McpTarget, env: readonly string[]): void {
+    const { containerId } = target;
     if (this.primed.has(containerId)) return;
-    const session = this.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env });
+    const session = this.servers.start(target, env);
     const entry: Primed = {
       env: JSON.stringify(env),
       session,

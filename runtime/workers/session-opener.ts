@@ -3,8 +3,8 @@ import type { ContainerDriver, ExecSession } from "../docker/container-driver.js
 import { isoNow } from "../clock/clock.js";
 import type { DiffResult, ExecRequest, ExecResponse } from "./exec-request.js";
 import type { ExportResult } from "./export-branch.js";
-import { mcpServerArgv, TOOLS_EXEC } from "./in-container.js";
 import { openInteractiveShell, type InteractiveShell, type ShellTerminal } from "./interactive-shell.js";
+import type { McpServers } from "./mcp-servers.js";
 import type { McpStandby } from "./mcp-standby.js";
 import type { ToolsChannels } from "./tools-channel.js";
 import { mcpSessionEnv } from "./worker-launcher.js";
@@ -25,6 +25,8 @@ export interface SessionOpenerDeps {
   readonly sandboxUser: { uid: number; gid: number };
   /** The host-wide queue for heavy work (absent: unmetered). */
   readonly admission?: AdmissionQueue;
+  /** Starts the in-container MCP servers. */
+  readonly mcpServers: McpServers;
   /** MCP servers started with each container for its first session (absent: sessions start their own). */
   readonly standby?: McpStandby;
 }
@@ -53,7 +55,7 @@ export class SessionOpener implements WorkerSessions {
     const env = mcpSessionEnv(worker);
     return (
       (await this.deps.standby?.take(containerId, env)) ??
-      this.deps.driver.attach(containerId, mcpServerArgv(), { ...TOOLS_EXEC, env })
+      this.deps.mcpServers.start({ containerId, runDir: this.deps.records.runDir(id), runtime: worker.runtime }, env)
     );
   }
 

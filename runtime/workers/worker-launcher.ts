@@ -73,7 +73,10 @@ export class WorkerLauncher {
     delete started.pendingRestart;
     delete started.stopReason;
     records.touch(worker.id);
-    this.deps.standby?.prime(containerId, mcpSessionEnv(started));
+    this.deps.standby?.prime(
+      { containerId, runDir: records.runDir(worker.id), runtime: worker.runtime },
+      mcpSessionEnv(started),
+    );
     return records.save(started);
   }
 

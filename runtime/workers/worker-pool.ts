@@ -258,7 +258,7 @@ export class WorkerPool {
     });
     await this.deps.driver.start(containerId);
     // A claimed worker has no gate state yet: its first session gets exactly this server.
-    this.deps.standby?.prime(containerId, []);
+    this.deps.standby?.prime({ containerId, runDir: path.join(dir, "run"), runtime: this.deps.runtime }, []);
     return { id, containerId, dir };
   }
 

@@ -95,6 +95,57 @@ describe("the channel between workcell's in-container programs and the control p
     expect(logged).toEqual([]);
   });
 
+  it("cannot be taken over through a session's socket: a sandbox process that connects without the token is dropped", async () => {
+    // Watches the control directory and connects to every session socket it sees, claiming
+    // to be the server with a guessed token and a forged answer to initialize.
+    const forgedInitialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      result: { protocolVersion: "2025-06-18", capabilities: {}, serverInfo: { name: "FORGED", version: "1" } },
+    });
+    const attacker = [
+      "import json, os, socket, time",
+      "end = time.time() + 8; tried = 0; answered = 0; seen = set()",
+      "while time.time() < end:",
+      "    names = [n for n in os.listdir('/run/workcell') if n.startswith('mcp-')]",
+      "    for name in names:",
+      "        seen.add(name); s = socket.socket(socket.AF_UNIX)",
+      "        try:",
+      "            s.connect('/run/workcell/' + name); tried += 1",
+      `            s.sendall(('0' * 64 + '\\n' + ${JSON.stringify(JSON.stringify(forgedInitialize))} + '\\n').encode())`,
+      "            s.settimeout(2)",
+      "            if s.recv(100): answered += 1",
+      "        except OSError: pass",
+      "        finally: s.close()",
+      "    time.sleep(0.001)",
+      "print(json.dumps({'sockets': len(seen), 'tried': tried, 'answered': answered}))",
+    ].join("\n");
+    const attack = test.api<{ stdout: string; stderr: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: ["python3", "-c", attacker],
+      timeoutMs: 30_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Sessions opened meanwhile each start a server that connects to a fresh socket.
+    for (let session = 0; session < 3; session += 1) {
+      const { client: other } = await test.connect(worker.mcpUrl);
+      expect(other.getServerVersion()?.name).toBe("workcell-tools");
+      const read = await other.callTool({ name: "shell", arguments: { command: "echo genuine" } });
+      expect((read.structuredContent as { stdout: string }).stdout).toBe("genuine\n");
+      await other.close();
+    }
+    const outcome = await attack;
+    const report = JSON.parse(outcome.body.stdout) as { sockets: number; tried: number; answered: number };
+    // It saw the sockets and reached some of them, and not one answered it.
+    expect(report.sockets).toBeGreaterThan(0);
+    expect(report.tried).toBeGreaterThan(0);
+    expect(report.answered).toBe(0);
+    // Each socket is removed once its server has connected.
+    const left = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
+      command: "ls /run/workcell",
+    });
+    expect(left.body.stdout).toBe("policy.json\n");
+  });
+
   it("cannot be written by the command of a REST exec: its runner's answer is not forgeable", async () => {
     const forgedResult = JSON.stringify({
       exitCode: 0,

@@ -1,0 +1,138 @@
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { chmod, rm } from "node:fs/promises";
+import { createServer, type Socket } from "node:net";
+import path from "node:path";
+import type { ExecSession } from "../docker/container-driver.js";
+
+/** How long the server has to connect once started (a cold start under gVisor takes ~1 s). */
+export const SOCKET_HANDSHAKE_MS = 20_000;
+/** Connections that have not shown the token yet, at most (a process in the sandbox may connect too). */
+const MAX_UNPROVEN = 16;
+const TOKEN_LINE_BYTES = 65;
+
+/** A session's socket, waiting for its server: where the server connects, and the token it must show. */
+export interface SessionSocket {
+  /** The socket's file name in the control directory (what the server is told). */
+  readonly name: string;
+  /** Hands the started server its token and waits for its connection; the listener is gone afterwards. */
+  connect(exec: ExecSession, timeoutMs?: number): Promise<ExecSession>;
+  /** Removes the listener and its file (nothing happens after connect has settled). */
+  close(): Promise<void>;
+}
+
+/** Why a session's server did not connect to its socket. */
+export class SocketHandshakeError extends Error {
+  override readonly name = "SocketHandshakeError";
+}
+
+/**
+ * Opens a one-session socket in the worker's control directory (mounted in the container).
+ * The in-container MCP server connects to it and writes the token the control plane gave it
+ * on stdin; the first connection that shows the token carries the session, any other is
+ * dropped, and the listener is closed and its file removed either way. The connection then
+ * stands in for the server's stdio: no `docker exec` stream on the hot path.
+ */
+export async function openSessionSocket(runDir: string): Promise<SessionSocket> {
+  const name = `mcp-${randomBytes(8).toString("hex")}.sock`;
+  const socketPath = path.join(runDir, name);
+  const token = randomBytes(32).toString("hex");
+  const server = createServer();
+  const unproven = new Set<Socket>();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    server.close();
+    for (const socket of unproven) socket.destroy();
+    unproven.clear();
+    await rm(socketPath, { force: true });
+  };
+  try {
+    // The server connects with the sandbox user's effective ids; the token, not the mode, keeps others out.
+    await chmod(socketPath, 0o666);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const proven = new Promise<Socket>((resolve) => {
+    server.on("connection", (socket) => {
+      if (unproven.size >= MAX_UNPROVEN) return socket.destroy();
+      unproven.add(socket);
+      let line = Buffer.alloc(0);
+      // Read in paused mode, so that what follows the token stays buffered for the session's reader.
+      const onReadable = () => {
+        let chunk: Buffer | null;
+        while ((chunk = socket.read() as Buffer | null) !== null) {
+          line = Buffer.concat([line, chunk]);
+          const end = line.indexOf(0x0a);
+          if (end === -1 && line.length < TOKEN_LINE_BYTES) continue;
+          socket.off("readable", onReadable);
+          unproven.delete(socket);
+          const shown = line.subarray(0, end === -1 ? line.length : end);
+          const expected = Buffer.from(token);
+          if (end === -1 || shown.length !== expected.length || !timingSafeEqual(shown, expected)) {
+            socket.destroy();
+            return;
+          }
+          // Anything after the token line is the session's.
+          const rest = line.subarray(end + 1);
+          if (rest.length > 0) socket.unshift(rest);
+          resolve(socket);
+          return;
+        }
+      };
+      socket.on("readable", onReadable);
+      socket.on("error", () => socket.destroy());
+      socket.on("close", () => unproven.delete(socket));
+    });
+  });
+  return {
+    name,
+    close,
+    async connect(exec, timeoutMs = SOCKET_HANDSHAKE_MS) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        exec.stdin.write(`${token}\n`);
+        const socket = await Promise.race([
+          proven,
+          exec.exited.then((code) => {
+            throw new SocketHandshakeError(`the server exited (code ${code}) before connecting to its socket`);
+          }),
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(
+              () => reject(new SocketHandshakeError(`the server did not connect within ${timeoutMs} ms`)),
+              timeoutMs,
+            );
+          }),
+        ]);
+        return sessionOverSocket(exec, socket);
+      } finally {
+        clearTimeout(timer);
+        await close();
+      }
+    },
+  };
+}
+
+/** The session as an ExecSession whose stdin and stdout are the connection; the exec's own stream keeps its lifetime. */
+function sessionOverSocket(exec: ExecSession, socket: Socket): ExecSession {
+  socket.setNoDelay(true);
+  // What the server writes to its stdout in this mode is nothing the session reads.
+  exec.stdout.resume();
+  socket.on("error", () => socket.destroy());
+  socket.on("close", () => exec.close());
+  return {
+    stdin: socket,
+    stdout: socket,
+    stderr: exec.stderr,
+    exited: exec.exited,
+    close() {
+      socket.destroy();
+      exec.close();
+    },
+  };
+}
