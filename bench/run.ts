@@ -91,6 +91,7 @@ async function main(): Promise<void> {
         worker,
         client,
         repo,
+        runDir: path.join(dataDir, "workers", worker.id, "run"),
         docker,
         driver,
         callReps: CALL_REPS,

@@ -1,9 +1,10 @@
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type Docker from "dockerode";
-import type { ContainerDriver } from "../runtime/docker/container-driver.js";
+import type { ContainerDriver, ExecSession } from "../runtime/docker/container-driver.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { mcpServerArgv, TOOLS_EXEC } from "../runtime/workers/in-container.js";
+import { McpServers } from "../runtime/workers/mcp-servers.js";
 import type { BenchWorker } from "./bench-client.js";
 import { dockerExecToEnd, startInProcessFloor } from "./baselines.js";
 import { measure, round, summarize, type Summary } from "./stats.js";
@@ -11,8 +12,11 @@ import { measure, round, summarize, type Summary } from "./stats.js";
 /** A bridged read_file's p50, hop by hop. */
 export interface Hops {
   toolsInProcess: number;
-  execStdioInContainer: number;
+  /** The session socket (the bridge's channel) and the tools in the container. */
+  socketInContainer: number;
   httpAndBridge: number;
+  /** For comparison: what the same call costs over `docker exec` stdio instead of the socket. */
+  execStdioInContainer: number;
 }
 
 /** What one worker's tool calls and their baselines are to be measured with. */
@@ -21,6 +25,8 @@ export interface ToolCallSetup {
   /** An MCP client connected to the worker through the control plane's bridge. */
   readonly client: Client;
   readonly repo: string;
+  /** The worker's control directory on the host (where its session sockets are made). */
+  readonly runDir: string;
   readonly docker: Docker;
   readonly driver: ContainerDriver;
   readonly callReps: number;
@@ -49,26 +55,44 @@ export async function measureToolCalls(setup: ToolCallSetup) {
   const dockerExecCat: Summary = summarize(
     await measure(setup.execReps, () => dockerExecToEnd(container, ["cat", "/workspace/one-kb.txt"]), 5),
   );
-  const session = await setup.driver.attach(worker.containerId, mcpServerArgv(), TOOLS_EXEC);
-  const stdioClient = new Client({ name: "bench-stdio", version: "1" });
-  await stdioClient.connect(new ExecStdioTransport(session));
-  const stdioRead = summarize(
-    await measure(callReps, () => stdioClient.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20),
+  const stdioRead = await directRead(
+    await setup.driver.attach(worker.containerId, mcpServerArgv(), TOOLS_EXEC),
+    callReps,
+    "bench-stdio",
   );
-  await stdioClient.close();
+  const overSocket = await new McpServers(setup.driver).start(
+    { containerId: worker.containerId, runDir: setup.runDir, runtime: worker.runtime },
+    [],
+  );
+  const socketRead = await directRead(overSocket, callReps, "bench-socket");
   const hopsP50: Hops = {
     toolsInProcess: floorRead.p50,
+    socketInContainer: round(socketRead.p50 - floorRead.p50),
+    httpAndBridge: round(bridgeRead.p50 - socketRead.p50),
     execStdioInContainer: round(stdioRead.p50 - floorRead.p50),
-    httpAndBridge: round(bridgeRead.p50 - stdioRead.p50),
   };
   return {
     bridge: { readFile1KB: bridgeRead, noop: bridgePing },
     inProcessFloor: { readFile1KB: floorRead, noop: floorPing },
     dockerExecCat,
     directStdio: { readFile1KB: stdioRead },
+    directSocket: { readFile1KB: socketRead },
     ratioToFloor: { readFile1KB: round(bridgeRead.p50 / floorRead.p50), noop: round(bridgePing.p50 / floorPing.p50) },
     // Where a bridged read_file's median goes, hop by hop (differences of p50s in this run).
     hopsP50,
     timesFasterThanDockerExec: round(dockerExecCat.p50 / bridgeRead.p50),
   };
+}
+
+/** read_file round trips straight to an in-container server (no HTTP, no bridge) over `session`. */
+async function directRead(session: ExecSession, reps: number, name: string): Promise<Summary> {
+  const client = new Client({ name, version: "1" });
+  await client.connect(new ExecStdioTransport(session));
+  try {
+    return summarize(
+      await measure(reps, () => client.callTool({ name: "read_file", arguments: { path: "one-kb.txt" } }), 20),
+    );
+  } finally {
+    await client.close();
+  }
 }
