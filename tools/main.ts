@@ -105,7 +105,7 @@ async function serveMcp(root: string, rest: readonly string[]): Promise<void> {
   });
   await server.connect(transport);
   setImmediate(() => {
-    if (!sessionStarted) void warmUp(root, () => sessionStarted).catch(() => undefined);
+    if (!sessionStarted) void warmUp(undefined, () => sessionStarted).catch(() => undefined);
   });
 }
 

@@ -6,14 +6,24 @@ import { createToolServer } from "./server.js";
 const ABSENT = ".workcell-warm-up-absent";
 
 /**
- * Takes a throwaway server through `initialize`, `tools/list` and two calls over an
+ * Where the image keeps a small file for the warm-up to read (Dockerfile.sandbox), so a
+ * read's success path is compiled as well as its error path. The warm-up stays out of the
+ * workspace: a pool slot's is not readable before its claim, and the agent's files are not
+ * the warm-up's business.
+ */
+export const WARM_UP_ROOT = "/opt/workcell/warm-up";
+/** The file in WARM_UP_ROOT. */
+export const WARM_UP_SAMPLE = "sample.txt";
+
+/**
+ * Takes a throwaway server through `initialize`, `tools/list` and three calls over an
  * in-process pipe, so V8 has compiled the protocol, schema and file-system paths before the
  * session's first message: under gVisor that first pass costs tens of milliseconds. It runs
  * beside the real server and stops between steps once `stop()` says the real session has
  * begun. Nothing it does leaves the process: its audit entries and results go to its own
  * client. Resolves with the steps it took.
  */
-export async function warmUp(root: string, stop: () => boolean = () => false): Promise<number> {
+export async function warmUp(root: string = WARM_UP_ROOT, stop: () => boolean = () => false): Promise<number> {
   const { server } = createToolServer({ root });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: "workcell-warm-up", version: "1" });
@@ -22,6 +32,7 @@ export async function warmUp(root: string, stop: () => boolean = () => false): P
     () => client.listTools(),
     () => client.callTool({ name: "read_file", arguments: { path: ABSENT } }),
     () => client.callTool({ name: "ping", arguments: {} }),
+    () => client.callTool({ name: "read_file", arguments: { path: WARM_UP_SAMPLE } }),
   ];
   let taken = 0;
   try {

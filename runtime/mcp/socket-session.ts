@@ -10,6 +10,11 @@ export const SOCKET_HANDSHAKE_MS = 20_000;
 const MAX_UNPROVEN = 16;
 const TOKEN_LINE_BYTES = 65;
 
+/** The id of the ping a server is sent once connected; its answer never reaches the session. */
+const PREFLIGHT_ID = "workcell-preflight";
+/** The longest line read while waiting for the preflight answer. */
+const MAX_PREFLIGHT_BYTES = 1024 * 1024;
+
 /** A session's socket, waiting for its server: where the server connects, and the token it must show. */
 export interface SessionSocket {
   /** The socket's file name in the control directory (what the server is told). */
@@ -109,6 +114,7 @@ export async function openSessionSocket(runDir: string): Promise<SessionSocket> 
             );
           }),
         ]);
+        await preflight(socket, exec, timeoutMs);
         return sessionOverSocket(exec, socket);
       } finally {
         clearTimeout(timer);
@@ -116,6 +122,78 @@ export async function openSessionSocket(runDir: string): Promise<SessionSocket> 
       }
     },
   };
+}
+
+/**
+ * Sends the connected server one MCP ping and waits for its answer, which is kept from the
+ * session. The server's first message over its real channel then costs nothing at
+ * `initialize`: reading, parsing, dispatching and writing run here, while the server waits
+ * (a standby), instead of on the agent's first request (a few ms under gVisor). Anything
+ * else the server wrote before the answer stays for the session.
+ */
+async function preflight(socket: Socket, exec: ExecSession, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let onReadable: () => void = () => undefined;
+  const answered = new Promise<void>((resolve, reject) => {
+    let buffered = Buffer.alloc(0);
+    let kept = Buffer.alloc(0);
+    onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = socket.read() as Buffer | null) !== null) {
+        buffered = Buffer.concat([buffered, chunk]);
+        let end: number;
+        while ((end = buffered.indexOf(0x0a)) !== -1) {
+          const line = buffered.subarray(0, end + 1);
+          buffered = buffered.subarray(end + 1);
+          if (isPreflightAnswer(line)) {
+            socket.off("readable", onReadable);
+            const rest = Buffer.concat([kept, buffered]);
+            if (rest.length > 0) socket.unshift(rest);
+            resolve();
+            return;
+          }
+          kept = Buffer.concat([kept, line]);
+        }
+        if (buffered.length + kept.length > MAX_PREFLIGHT_BYTES) {
+          reject(new SocketHandshakeError("the server wrote too much before answering its preflight ping"));
+          return;
+        }
+      }
+    };
+    socket.on("readable", onReadable);
+    socket.once("close", () => reject(new SocketHandshakeError("the server closed its socket before answering")));
+  });
+  socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: PREFLIGHT_ID, method: "ping" })}\n`);
+  try {
+    await Promise.race([
+      answered,
+      exec.exited.then((code) => {
+        throw new SocketHandshakeError(`the server exited (code ${code}) before answering its preflight ping`);
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new SocketHandshakeError(`the server did not answer its preflight ping within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+      }),
+    ]);
+  } catch (error) {
+    socket.off("readable", onReadable);
+    socket.destroy();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether a line is the answer to the preflight ping. */
+function isPreflightAnswer(line: Buffer): boolean {
+  try {
+    const message = JSON.parse(line.toString("utf8")) as { id?: unknown; result?: unknown };
+    return message.id === PREFLIGHT_ID && message.result !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 /** The session as an ExecSession whose stdin and stdout are the connection; the exec's own stream keeps its lifetime. */

@@ -2,19 +2,19 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { warmUp } from "../../../tools/warm-up.js";
+import { WARM_UP_SAMPLE, warmUp } from "../../../tools/warm-up.js";
 
 afterEach(() => vi.restoreAllMocks());
 
 describe("the tools server's warm-up", () => {
-  it("goes through the protocol and a read without writing to the workspace or to stdout", async () => {
+  it("goes through the protocol, a failed read and a read of its sample without writing anything or to stdout", async () => {
     const root = await mkdtemp(path.join(tmpdir(), "workcell-warm-up-"));
-    await writeFile(path.join(root, "kept.txt"), "unchanged\n");
+    await writeFile(path.join(root, WARM_UP_SAMPLE), "unchanged\n");
     const stdout = vi.spyOn(process.stdout, "write");
-    expect(await warmUp(root)).toBe(4);
+    expect(await warmUp(root)).toBe(5);
     expect(stdout).not.toHaveBeenCalled();
-    expect(await readdir(root)).toEqual(["kept.txt"]);
-    expect(await readFile(path.join(root, "kept.txt"), "utf8")).toBe("unchanged\n");
+    expect(await readdir(root)).toEqual([WARM_UP_SAMPLE]);
+    expect(await readFile(path.join(root, WARM_UP_SAMPLE), "utf8")).toBe("unchanged\n");
   });
 
   it("stops between steps once the real session has begun", async () => {

@@ -58,6 +58,36 @@ async function connectWith(socketPath: string, line: string): Promise<Socket & {
   return socket;
 }
 
+/** Plays the in-container server: answers the preflight ping, and hands every later line to `lines`. */
+function serve(server: Socket): { lines: string[]; next(): Promise<string> } {
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let buffered = "";
+  server.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    let end: number;
+    while ((end = buffered.indexOf("\n")) !== -1) {
+      const line = buffered.slice(0, end + 1);
+      buffered = buffered.slice(end + 1);
+      const message = JSON.parse(line) as { id?: unknown; method?: string };
+      if (message.method === "ping" && message.id === "workcell-preflight") {
+        server.write(`${JSON.stringify({ jsonrpc: "2.0", id: message.id, result: {} })}\n`);
+        continue;
+      }
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else lines.push(line);
+    }
+  });
+  return {
+    lines,
+    next: () => {
+      const line = lines.shift();
+      return line !== undefined ? Promise.resolve(line) : new Promise((resolve) => waiting.push(resolve));
+    },
+  };
+}
+
 describe("a session's socket in the control directory", () => {
   it("carries the session for the connection that shows the token, and leaves no file behind", async () => {
     const socket = await openSessionSocket(runDir);
@@ -65,16 +95,15 @@ describe("a session's socket in the control directory", () => {
     const exec = fakeExec();
     const connected = socket.connect(exec);
     const server = await connectWith(path.join(runDir, socket.name), `${await exec.token}\n{"early":1}\n`);
+    const played = serve(server);
     const session = await connected;
     expect(await readdir(runDir)).toEqual([]);
-    // Both ways: what the server wrote after its token, then a request and its answer.
+    // Both ways: what the server wrote before the preflight answer (kept; the answer is not),
+    // then a request and its answer.
     const received: string[] = [];
     session.stdout.on("data", (chunk: Buffer) => received.push(chunk.toString()));
-    const atServer = new Promise<string>((resolve) =>
-      server.once("data", (chunk: Buffer) => resolve(chunk.toString())),
-    );
     session.stdin.write('{"request":2}\n');
-    expect(await atServer).toBe('{"request":2}\n');
+    expect(await played.next()).toBe('{"request":2}\n');
     server.write('{"answer":2}\n');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(received.join("")).toBe('{"early":1}\n{"answer":2}\n');
@@ -96,14 +125,12 @@ describe("a session's socket in the control directory", () => {
     await Promise.all([forged.ended, overlong.ended, shortened.ended]);
     const silent = await connectWith(socketPath, "");
     const server = await connectWith(socketPath, `${token}\n`);
+    const played = serve(server);
     const session = await connected;
     // The silent one is dropped when the session is settled; only the server's connection remains.
     await silent.ended;
-    const atServer = new Promise<string>((resolve) =>
-      server.once("data", (chunk: Buffer) => resolve(chunk.toString())),
-    );
-    session.stdin.write("hello\n");
-    expect(await atServer).toBe("hello\n");
+    session.stdin.write('{"hello":1}\n');
+    expect(await played.next()).toBe('{"hello":1}\n');
     // The token is spent: the socket is gone, so nobody can connect again.
     await expect(connectWith(socketPath, `${token}\n`)).rejects.toThrow(/ENOENT/);
     session.close();
@@ -118,6 +145,14 @@ describe("a session's socket in the control directory", () => {
     await expect(connecting).rejects.toThrow(/exited \(code 1\) before connecting/);
     const silent = await openSessionSocket(runDir);
     await expect(silent.connect(fakeExec(), 100)).rejects.toThrow(/did not connect within 100 ms/);
+    // Connected, but never answering the preflight ping: not a server that can carry a session.
+    const mute = await openSessionSocket(runDir);
+    const muteExec = fakeExec();
+    const connectingMute = mute.connect(muteExec, 300);
+    const muted = await connectWith(path.join(runDir, mute.name), `${await muteExec.token}\n`);
+    muted.resume();
+    await expect(connectingMute).rejects.toThrow(/did not answer its preflight ping within 300 ms/);
+    await muted.ended;
     expect(await readdir(runDir)).toEqual([]);
   });
 });
