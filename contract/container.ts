@@ -25,6 +25,12 @@ export const PROXY_SOCKET_NAME = "proxy.sock";
  */
 export const MCP_SOCKET_ARG = "--socket";
 
+/**
+ * The id of the one ping the control plane sends a server over its session socket before
+ * handing the session over (its answer never reaches the agent; it is not the session's start).
+ */
+export const MCP_PREFLIGHT_ID = "workcell-preflight";
+
 /** A session socket's name in the control directory: a fixed prefix and 16 hex digits. */
 export const MCP_SOCKET_NAME = /^mcp-[0-9a-f]{16}\.sock$/;
 

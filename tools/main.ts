@@ -18,6 +18,7 @@ import {
   CONTAINER_RUN_DIR,
   CONTAINER_WORKSPACE,
   GATE_VAR,
+  MCP_PREFLIGHT_ID,
   MCP_SOCKET_ARG,
   MCP_SOCKET_NAME,
 } from "../contract/container.js";
@@ -99,10 +100,14 @@ async function serveMcp(root: string, rest: readonly string[]): Promise<void> {
   const transport = new StdioServerTransport(input, output, { maxBufferSize: MAX_MESSAGE_BYTES });
   // The warm-up is for a server waiting for its session (a standby): once the session's
   // first message has come, it would only delay the answers, so it stops or never starts.
+  // (The control plane's preflight ping over a session socket is not the session's start.)
   let sessionStarted = false;
-  input.once("data", () => {
+  const onFirstData = (chunk: Buffer) => {
+    if (chunk.includes(MCP_PREFLIGHT_ID) && chunk.indexOf(0x0a) === chunk.length - 1) return;
     sessionStarted = true;
-  });
+    input.off("data", onFirstData);
+  };
+  input.on("data", onFirstData);
   await server.connect(transport);
   setImmediate(() => {
     if (!sessionStarted) void warmUp(undefined, () => sessionStarted).catch(() => undefined);

@@ -3,6 +3,7 @@ import { chmod, rm } from "node:fs/promises";
 import { createServer, type Socket } from "node:net";
 import path from "node:path";
 import type { ExecSession } from "../docker/container-driver.js";
+import { MCP_PREFLIGHT_ID } from "../../contract/container.js";
 
 /** How long the server has to connect once started (a cold start under gVisor takes ~1 s). */
 export const SOCKET_HANDSHAKE_MS = 20_000;
@@ -10,8 +11,6 @@ export const SOCKET_HANDSHAKE_MS = 20_000;
 const MAX_UNPROVEN = 16;
 const TOKEN_LINE_BYTES = 65;
 
-/** The id of the ping a server is sent once connected; its answer never reaches the session. */
-const PREFLIGHT_ID = "workcell-preflight";
 /** The longest line read while waiting for the preflight answer. */
 const MAX_PREFLIGHT_BYTES = 1024 * 1024;
 
@@ -163,7 +162,7 @@ async function preflight(socket: Socket, exec: ExecSession, timeoutMs: number): 
     socket.on("readable", onReadable);
     socket.once("close", () => reject(new SocketHandshakeError("the server closed its socket before answering")));
   });
-  socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: PREFLIGHT_ID, method: "ping" })}\n`);
+  socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: MCP_PREFLIGHT_ID, method: "ping" })}\n`);
   try {
     await Promise.race([
       answered,
@@ -190,7 +189,7 @@ async function preflight(socket: Socket, exec: ExecSession, timeoutMs: number): 
 function isPreflightAnswer(line: Buffer): boolean {
   try {
     const message = JSON.parse(line.toString("utf8")) as { id?: unknown; result?: unknown };
-    return message.id === PREFLIGHT_ID && message.result !== undefined;
+    return message.id === MCP_PREFLIGHT_ID && message.result !== undefined;
   } catch {
     return false;
   }
