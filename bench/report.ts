@@ -61,7 +61,7 @@ export function printTable(results: Record<string, Record<string, unknown>>, tar
 
 /** The hop-by-hop line of a bridged read_file's p50. */
 function formatHops(hops: Hops): string {
-  return `read_file p50, hop by hop  tools + MCP SDK in process ${hops.toolsInProcess} ms + the session socket and the tools in the container (runtime's syscalls) ${hops.socketInContainer} ms + HTTP and the bridge ${hops.httpAndBridge} ms (over docker exec stdio instead of the socket: ${hops.execStdioInContainer} ms)`;
+  return `read_file p50, by hop      straight to the container over its session socket ${hops.directSocket} ms (over docker exec stdio ${hops.directExecStdio} ms) + HTTP and the bridge ${hops.httpAndBridge} ms; the in-process floor (HTTP + tools in process) ${hops.inProcessFloor} ms`;
 }
 
 /** The density lines: what idle workers cost, against the targets. */

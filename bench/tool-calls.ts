@@ -9,14 +9,16 @@ import type { BenchWorker } from "./bench-client.js";
 import { dockerExecToEnd, startInProcessFloor } from "./baselines.js";
 import { measure, round, summarize, type Summary } from "./stats.js";
 
-/** A bridged read_file's p50, hop by hop. */
+/** Where a bridged read_file's p50 goes: the calls straight to the server, and what HTTP and the bridge add. */
 export interface Hops {
-  toolsInProcess: number;
-  /** The session socket (the bridge's channel) and the tools in the container. */
-  socketInContainer: number;
+  /** The in-process floor: the same SDK client, HTTP on loopback, and the tools in this process. */
+  inProcessFloor: number;
+  /** Straight to the in-container server over its session socket (no HTTP, no bridge). */
+  directSocket: number;
+  /** The same over `docker exec` stdio, for comparison. */
+  directExecStdio: number;
+  /** What HTTP and the bridge add to the call over the socket. */
   httpAndBridge: number;
-  /** For comparison: what the same call costs over `docker exec` stdio instead of the socket. */
-  execStdioInContainer: number;
 }
 
 /** What one worker's tool calls and their baselines are to be measured with. */
@@ -66,10 +68,10 @@ export async function measureToolCalls(setup: ToolCallSetup) {
   );
   const socketRead = await directRead(overSocket, callReps, "bench-socket");
   const hopsP50: Hops = {
-    toolsInProcess: floorRead.p50,
-    socketInContainer: round(socketRead.p50 - floorRead.p50),
+    inProcessFloor: floorRead.p50,
+    directSocket: socketRead.p50,
+    directExecStdio: stdioRead.p50,
     httpAndBridge: round(bridgeRead.p50 - socketRead.p50),
-    execStdioInContainer: round(stdioRead.p50 - floorRead.p50),
   };
   return {
     bridge: { readFile1KB: bridgeRead, noop: bridgePing },
