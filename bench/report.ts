@@ -61,7 +61,7 @@ export function printTable(results: Record<string, Record<string, unknown>>, tar
 
 /** The hop-by-hop line of a bridged read_file's p50. */
 function formatHops(hops: Hops): string {
-  return `read_file p50, by hop      straight to the container over its session socket ${hops.directSocket} ms (over docker exec stdio ${hops.directExecStdio} ms) + HTTP and the bridge ${hops.httpAndBridge} ms; the in-process floor (HTTP + tools in process) ${hops.inProcessFloor} ms`;
+  return `read_file p50, by hop      straight to the container over a session socket ${hops.directSocket} ms, over docker exec stdio ${hops.directExecStdio} ms; HTTP and the bridge add ${hops.httpAndBridge} ms to the bridge's channel (${hops.bridgeChannel}); the in-process floor (HTTP + tools in process) ${hops.inProcessFloor} ms`;
 }
 
 /** The density lines: what idle workers cost, against the targets. */

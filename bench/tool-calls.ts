@@ -5,6 +5,7 @@ import type { ContainerDriver, ExecSession } from "../runtime/docker/container-d
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { mcpServerArgv, TOOLS_EXEC } from "../runtime/workers/in-container.js";
 import { McpServers } from "../runtime/workers/mcp-servers.js";
+import { catalogOf, isGvisorRuntime } from "../runtime/docker/runtime-choice.js";
 import type { BenchWorker } from "./bench-client.js";
 import { dockerExecToEnd, startInProcessFloor } from "./baselines.js";
 import { measure, round, summarize, type Summary } from "./stats.js";
@@ -17,7 +18,9 @@ export interface Hops {
   directSocket: number;
   /** The same over `docker exec` stdio, for comparison. */
   directExecStdio: number;
-  /** What HTTP and the bridge add to the call over the socket. */
+  /** The channel the bridge uses for this worker's sessions. */
+  bridgeChannel: "socket" | "stdio";
+  /** What HTTP and the bridge add to the call straight over that channel. */
   httpAndBridge: number;
 }
 
@@ -67,11 +70,14 @@ export async function measureToolCalls(setup: ToolCallSetup) {
     [],
   );
   const socketRead = await directRead(overSocket, callReps, "bench-socket");
+  // The channel the bridge uses for this worker (the control plane's rule: stdio under gVisor).
+  const bridgeChannel = isGvisorRuntime(catalogOf(await setup.driver.info()), worker.runtime) ? "stdio" : "socket";
   const hopsP50: Hops = {
     inProcessFloor: floorRead.p50,
     directSocket: socketRead.p50,
     directExecStdio: stdioRead.p50,
-    httpAndBridge: round(bridgeRead.p50 - socketRead.p50),
+    bridgeChannel,
+    httpAndBridge: round(bridgeRead.p50 - (bridgeChannel === "socket" ? socketRead : stdioRead).p50),
   };
   return {
     bridge: { readFile1KB: bridgeRead, noop: bridgePing },

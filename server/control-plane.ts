@@ -23,6 +23,7 @@ import type { Workers } from "../runtime/workers/workers.js";
 import type { WorkerPool } from "../runtime/workers/worker-pool.js";
 import type { WorkerPools } from "../runtime/workers/worker-pools.js";
 import { McpServers } from "../runtime/workers/mcp-servers.js";
+import { isGvisorRuntime } from "../runtime/docker/runtime-choice.js";
 import { McpStandby } from "../runtime/workers/mcp-standby.js";
 import { createApp } from "./app.js";
 import { createApprovalHandler, createNetPrompter } from "./control-plane/approval-prompts.js";
@@ -107,7 +108,8 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const instance = createHash("sha256").update(config.dataDir).digest("hex").slice(0, 16);
   const disk = await probeWorkspaceDiskLimits(config, logger);
   // In-container MCP servers started with each container, for its first session.
-  const mcpServers = new McpServers(driver);
+  // Sessions go over a socket where that is faster under load too: not under gVisor (see McpServers).
+  const mcpServers = new McpServers(driver, { sockets: (runtime) => !isGvisorRuntime(runtimes.catalog, runtime) });
   const standby = new McpStandby(mcpServers);
   const owner = user.uid !== hostUid ? user : undefined;
   const pools = await createWorkerPools(config, {

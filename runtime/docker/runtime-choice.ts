@@ -61,6 +61,13 @@ export function isGvisor(runtime: EngineRuntime): boolean {
   return runtime.name === PREFERRED_RUNTIME || path.basename(runtime.path) === PREFERRED_RUNTIME;
 }
 
+/** Whether the engine's runtime of that name is gVisor (a name the catalog lacks counts when it is runsc's). */
+export function isGvisorRuntime(catalog: RuntimeCatalog, name: string | undefined): boolean {
+  if (name === undefined) return false;
+  const runtime = catalog.runtimes.find((candidate) => candidate.name === name);
+  return runtime === undefined ? name === PREFERRED_RUNTIME : isGvisor(runtime);
+}
+
 /** The last value the runtime's registered arguments give a `--name` flag (`--name=value` or `--name value`). */
 function flagValue(args: readonly string[], name: string): string | undefined {
   let value: string | undefined;

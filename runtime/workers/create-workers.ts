@@ -8,6 +8,7 @@ import type { EventLog } from "../events/event-log.js";
 import type { StateStore } from "../store/state-store.js";
 import { PROXY_SOCKET_NAME } from "../../contract/container.js";
 import { McpServers } from "./mcp-servers.js";
+import { isGvisorRuntime } from "../docker/runtime-choice.js";
 import type { McpStandby } from "./mcp-standby.js";
 import { PolicyEditor } from "./policy-editor.js";
 import { SessionOpener } from "./session-opener.js";
@@ -105,7 +106,8 @@ export function createWorkers(deps: WorkersDeps): Workers {
     dataDir: config.dataDir,
     hostEnv,
     sandboxUser: deps.sandboxUser,
-    mcpServers: deps.mcpServers ?? new McpServers(driver),
+    mcpServers:
+      deps.mcpServers ?? new McpServers(driver, { sockets: (runtime) => !isGvisorRuntime(runtimes, runtime) }),
     ...(deps.admission === undefined ? {} : { admission: deps.admission }),
     ...(standby === undefined ? {} : { standby }),
   });

@@ -11,26 +11,38 @@ export interface McpTarget {
   readonly runtime?: string | undefined;
 }
 
+/** Which runtimes' sessions go over a socket: all, none, or those the function picks (by runtime name). */
+export type SocketRuntimes = boolean | ((runtime: string | undefined) => boolean);
+
 /**
- * Starts in-container MCP servers. Each session gets a one-time socket in the worker's
- * control directory, which the server connects to, so calls skip the engine's exec stream
- * (its copies through the runtime's shim and the engine cost ~0.3 ms a round trip under
- * gVisor and make the slowest calls several times slower). Where that fails — a gVisor
- * registered without `--host-uds=open`, a control directory whose path is too long for a
- * socket — the session goes over the exec's stdio as before, and for a runtime whose
- * server could not connect, every later session does too.
+ * Starts in-container MCP servers. Under runc each session gets a one-time socket in the
+ * worker's control directory, which the server connects to, so calls skip the engine's exec
+ * stream (its copies through the shim and the engine). Under gVisor sessions stay on the
+ * exec's stdio: there a host socket is faster when the machine is idle, but while other
+ * workers keep the cores busy its slowest calls took 10-30 times longer than over stdio
+ * (p99 250-500 ms against 15-100 ms, in the same runs), so `sockets` leaves gVisor out. Where
+ * a socket fails — a control directory whose path is too long for one, a server that cannot
+ * connect — the session goes over stdio as well, and for a runtime whose server could not
+ * connect, every later session does too.
  */
 export class McpServers {
   private readonly stdioOnly = new Set<string>();
 
   constructor(
     private readonly driver: ContainerDriver,
-    private readonly options: { sockets?: boolean; handshakeMs?: number } = {},
+    private readonly options: { sockets?: SocketRuntimes; handshakeMs?: number } = {},
   ) {}
+
+  /** Whether a session under `runtime` is started over a socket (else over stdio). */
+  usesSocket(runtime: string | undefined): boolean {
+    const { sockets = true } = this.options;
+    const chosen = typeof sockets === "function" ? sockets(runtime) : sockets;
+    return chosen && !this.stdioOnly.has(runtime ?? "");
+  }
 
   async start(target: McpTarget, env: readonly string[]): Promise<ExecSession> {
     const runtime = target.runtime ?? "";
-    if (this.options.sockets !== false && !this.stdioOnly.has(runtime)) {
+    if (this.usesSocket(target.runtime)) {
       const session = await this.overSocket(target, env).catch((error: unknown) => {
         if (error instanceof SocketHandshakeError) this.stdioOnly.add(runtime);
         else if (!(error instanceof SocketUnavailable)) throw error;

@@ -135,10 +135,15 @@ describe("the channel between workcell's in-container programs and the control p
     }
     const outcome = await attack;
     const report = JSON.parse(outcome.body.stdout) as { sockets: number; tried: number; answered: number };
-    // It saw the sockets and reached some of them, and not one answered it.
-    expect(report.sockets).toBeGreaterThan(0);
-    expect(report.tried).toBeGreaterThan(0);
     expect(report.answered).toBe(0);
+    if (gvisor()) {
+      // Under gVisor sessions stay on the exec's stdio: there is no session socket to find.
+      expect(report.sockets).toBe(0);
+    } else {
+      // It saw the sockets and reached some of them, and not one answered it.
+      expect(report.sockets).toBeGreaterThan(0);
+      expect(report.tried).toBeGreaterThan(0);
+    }
     // Each socket is removed once its server has connected.
     const left = await test.api<{ stdout: string }>("POST", `/v1/workers/${worker.id}/exec`, {
       command: "ls /run/workcell",

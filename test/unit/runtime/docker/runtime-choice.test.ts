@@ -4,6 +4,7 @@ import {
   assertConfiguredRuntime,
   catalogOf,
   chooseRuntime,
+  isGvisorRuntime,
   runtimeMisfit,
   runtimeNeedsOf,
   summarizeRuntimes,
@@ -162,5 +163,21 @@ describe("assertConfiguredRuntime", () => {
     expect(() => assertConfiguredRuntime("runsc", catalog(undefined))).toThrow(
       /WORKCELL_RUNTIME: the Docker engine has no runtime "runsc" \(it has runc\).*ensure-docker\.sh.*unset WORKCELL_RUNTIME/,
     );
+  });
+});
+
+describe("isGvisorRuntime", () => {
+  it("knows gVisor by name or by the binary a runtime of another name runs, and nothing else", () => {
+    const renamed: RuntimeCatalog = {
+      runtimes: [...full.runtimes, { name: "sandboxed", path: "/opt/gvisor/runsc", args: [] }],
+      engineDefault: "runc",
+    };
+    expect(isGvisorRuntime(renamed, "runsc")).toBe(true);
+    expect(isGvisorRuntime(renamed, "sandboxed")).toBe(true);
+    expect(isGvisorRuntime(renamed, "runc")).toBe(false);
+    expect(isGvisorRuntime(renamed, undefined)).toBe(false);
+    // A runtime the engine no longer lists: only its name can tell.
+    expect(isGvisorRuntime(catalog(undefined), "runsc")).toBe(true);
+    expect(isGvisorRuntime(catalog(undefined), "kata")).toBe(false);
   });
 });

@@ -196,4 +196,19 @@ describe("starting MCP servers", () => {
     expect(argvs.map((argv) => argv.slice(3))).toEqual([["mcp"]]);
     expect(servers.fellBackToStdio("runc")).toBe(false);
   });
+
+  it("starts a session over stdio for the runtimes the socket rule leaves out", async () => {
+    const argvs: string[][] = [];
+    const driver = {
+      attach: async (_id: string, argv: readonly string[]) => {
+        argvs.push([...argv]);
+        return fakeExec();
+      },
+    } as unknown as ContainerDriver;
+    const servers = new McpServers(driver, { sockets: (runtime) => runtime !== "runsc" });
+    expect(servers.usesSocket("runsc")).toBe(false);
+    expect(servers.usesSocket("runc")).toBe(true);
+    await servers.start({ containerId: "c1", runDir, runtime: "runsc" }, []);
+    expect(argvs.map((argv) => argv.slice(3))).toEqual([["mcp"]]);
+  });
 });
