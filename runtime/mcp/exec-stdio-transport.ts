@@ -29,8 +29,6 @@ export class ExecStdioTransport implements Transport {
 
   async start(): Promise<void> {
     this.exec.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
-    // A stream paused by whoever handed it over (a session socket read up to its token) flows from here.
-    this.exec.stdout.resume();
     this.exec.stderr.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_CHARS);
     });

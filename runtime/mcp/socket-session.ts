@@ -66,32 +66,17 @@ export async function openSessionSocket(runDir: string): Promise<SessionSocket> 
     server.on("connection", (socket) => {
       if (unproven.size >= MAX_UNPROVEN) return socket.destroy();
       unproven.add(socket);
-      let line = Buffer.alloc(0);
-      // Read in paused mode, so that what follows the token stays buffered for the session's reader.
-      const onReadable = () => {
-        let chunk: Buffer | null;
-        while ((chunk = socket.read() as Buffer | null) !== null) {
-          line = Buffer.concat([line, chunk]);
-          const end = line.indexOf(0x0a);
-          if (end === -1 && line.length < TOKEN_LINE_BYTES) continue;
-          socket.off("readable", onReadable);
-          unproven.delete(socket);
-          const shown = line.subarray(0, end === -1 ? line.length : end);
-          const expected = Buffer.from(token);
-          if (end === -1 || shown.length !== expected.length || !timingSafeEqual(shown, expected)) {
-            socket.destroy();
-            return;
-          }
-          // Anything after the token line is the session's.
-          const rest = line.subarray(end + 1);
-          if (rest.length > 0) socket.unshift(rest);
-          resolve(socket);
-          return;
-        }
-      };
-      socket.on("readable", onReadable);
       socket.on("error", () => socket.destroy());
       socket.on("close", () => unproven.delete(socket));
+      void readLine(socket, TOKEN_LINE_BYTES).then((shown) => {
+        unproven.delete(socket);
+        const expected = Buffer.from(`${token}\n`);
+        if (shown === undefined || shown.length !== expected.length || !timingSafeEqual(shown, expected)) {
+          socket.destroy();
+          return;
+        }
+        resolve(socket);
+      });
     });
   });
   return {
@@ -132,36 +117,21 @@ export async function openSessionSocket(runDir: string): Promise<SessionSocket> 
  */
 async function preflight(socket: Socket, exec: ExecSession, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  let onReadable: () => void = () => undefined;
-  const answered = new Promise<void>((resolve, reject) => {
-    let buffered = Buffer.alloc(0);
-    let kept = Buffer.alloc(0);
-    onReadable = () => {
-      let chunk: Buffer | null;
-      while ((chunk = socket.read() as Buffer | null) !== null) {
-        buffered = Buffer.concat([buffered, chunk]);
-        let end: number;
-        while ((end = buffered.indexOf(0x0a)) !== -1) {
-          const line = buffered.subarray(0, end + 1);
-          buffered = buffered.subarray(end + 1);
-          if (isPreflightAnswer(line)) {
-            socket.off("readable", onReadable);
-            const rest = Buffer.concat([kept, buffered]);
-            if (rest.length > 0) socket.unshift(rest);
-            resolve();
-            return;
-          }
-          kept = Buffer.concat([kept, line]);
-        }
-        if (buffered.length + kept.length > MAX_PREFLIGHT_BYTES) {
-          reject(new SocketHandshakeError("the server wrote too much before answering its preflight ping"));
-          return;
-        }
-      }
-    };
-    socket.on("readable", onReadable);
-    socket.once("close", () => reject(new SocketHandshakeError("the server closed its socket before answering")));
-  });
+  const answered = (async () => {
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    for (;;) {
+      const line = await readLine(socket, MAX_PREFLIGHT_BYTES - keptBytes);
+      if (line === undefined)
+        throw new SocketHandshakeError(
+          "the server closed its socket or wrote too much before answering its preflight ping",
+        );
+      if (isPreflightAnswer(line)) break;
+      kept.push(line);
+      keptBytes += line.length;
+    }
+    if (kept.length > 0) socket.unshift(Buffer.concat(kept));
+  })();
   socket.write(`${JSON.stringify({ jsonrpc: "2.0", id: MCP_PREFLIGHT_ID, method: "ping" })}\n`);
   try {
     await Promise.race([
@@ -177,12 +147,42 @@ async function preflight(socket: Socket, exec: ExecSession, timeoutMs: number): 
       }),
     ]);
   } catch (error) {
-    socket.off("readable", onReadable);
     socket.destroy();
     throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Reads one line (with its newline) from a socket in paused mode, leaving whatever follows
+ * it buffered for the next reader. Undefined when the socket ends, or `maxBytes` arrive, first.
+ */
+function readLine(socket: Socket, maxBytes: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    let line = Buffer.alloc(0);
+    const finish = (result: Buffer | undefined) => {
+      socket.off("readable", onReadable);
+      socket.off("close", onClose);
+      resolve(result);
+    };
+    const onClose = () => finish(undefined);
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while ((chunk = socket.read() as Buffer | null) !== null) {
+        line = Buffer.concat([line, chunk]);
+        const end = line.indexOf(0x0a);
+        if (end !== -1 && end < maxBytes) {
+          const rest = line.subarray(end + 1);
+          if (rest.length > 0) socket.unshift(rest);
+          return finish(line.subarray(0, end + 1));
+        }
+        if (line.length >= maxBytes) return finish(undefined);
+      }
+    };
+    socket.on("readable", onReadable);
+    socket.once("close", onClose);
+  });
 }
 
 /** Whether a line is the answer to the preflight ping. */
