@@ -64,7 +64,8 @@ function firstLine(input: NodeJS.ReadableStream): Promise<string> {
 /**
  * The session's channel: stdio, or (`--socket <name>`) a connection to the socket the control
  * plane opened in the control directory for this session, introduced by the token it wrote
- * on stdin. The socket skips the engine's exec stream, which costs most under gVisor.
+ * on stdin. The socket skips the engine's exec stream; the control plane asks for it under
+ * runc (see runtime/workers/mcp-servers.ts).
  */
 async function sessionChannel(rest: readonly string[]): Promise<{ input: Readable; output: Writable }> {
   if (rest[0] !== MCP_SOCKET_ARG) return { input: process.stdin, output: process.stdout };
