@@ -69,6 +69,11 @@ export interface StartOptions {
   readonly log?: (message: string) => void;
   /** The environment env grants may name (the CLI passes process.env; default: none). */
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * false: every MCP session goes over its exec's stdio, under runc too (for a driver that
+   * watches or rewrites what the server writes there). Default: a session socket under runc.
+   */
+  readonly sessionSockets?: boolean;
 }
 
 /**
@@ -109,7 +114,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const disk = await probeWorkspaceDiskLimits(config, logger);
   // In-container MCP servers started with each container, for its first session.
   // Sessions go over a socket where that is faster under load too: not under gVisor (see McpServers).
-  const mcpServers = new McpServers(driver, { sockets: (runtime) => !isGvisorRuntime(runtimes.catalog, runtime) });
+  const mcpServers = new McpServers(driver, {
+    sockets: (runtime) => options.sessionSockets !== false && !isGvisorRuntime(runtimes.catalog, runtime),
+  });
   const standby = new McpStandby(mcpServers);
   const owner = user.uid !== hostUid ? user : undefined;
   const pools = await createWorkerPools(config, {

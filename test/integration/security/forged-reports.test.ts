@@ -15,6 +15,7 @@ import { createTempDir, createTestRepo } from "../helpers/test-repo.js";
 
 // The in-container MCP server is treated as fully compromised: every message below is
 // injected where the container's stdout enters the host, next to the real server's output.
+// (Under runc a session's channel is a socket; what arrives on it reaches the same bridge.)
 
 const runtime = process.env.WORKCELL_RUNTIME === undefined ? {} : { runtime: process.env.WORKCELL_RUNTIME };
 const forging = createForgingDriver();
@@ -28,7 +29,8 @@ beforeAll(async () => {
   test = await startTestPlane(
     undefined,
     { heavyConcurrency: 2, heavyPerWorker: 1, heavyLeaseMs: 3_000, ...runtime },
-    { driver: forging.driver },
+    // The forging driver writes into the exec's stdout: sessions stay there under runc too.
+    { driver: forging.driver, sessionSockets: false },
   );
   const parent = await createTempDir("workcell-forged-");
   repo = await createTestRepo(parent);
