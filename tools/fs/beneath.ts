@@ -44,8 +44,9 @@ export class Descriptor {
   }
 
   /**
-   * The file's text. Given the size a stat just told, it is read in one call without asking
-   * again (a file that grew since is read to its end all the same).
+   * The file's text. Given the size a stat just told, it is read without asking again: one
+   * call for a file that did not change. A short read is not taken for the end (gVisor's
+   * file system may return one); a file that grew since the stat is read to its end.
    */
   readText(knownSize?: number): string {
     if (knownSize === undefined) return readFileSync(this.fd, "utf8");
@@ -56,8 +57,8 @@ export class Descriptor {
       const read = readSync(this.fd, buffer, length, buffer.length - length, null);
       if (read === 0) break;
       length += read;
-      // A short read of a regular file is its end: one call for a file that did not change.
-      if (length <= knownSize) break;
+      // At the size the stat told, the file is read (as readFileSync would have it); short of it, or past it, read on.
+      if (length === knownSize) break;
     }
     return buffer.toString("utf8", 0, length);
   }

@@ -46,8 +46,13 @@ const exec = (worker: ApiWorker, command: string, timeoutMs = 60_000) =>
     `/v1/workers/${worker.id}/exec`,
     { command, timeoutMs },
   );
+// The client waits past the command's own timeout, so the tool's answer (capped, or timed out) is what is checked.
 const shell = async (command: string, timeoutMs = 60_000) =>
-  (await client.callTool({ name: "shell", arguments: { command, timeoutMs } })).structuredContent as {
+  (
+    await client.callTool({ name: "shell", arguments: { command, timeoutMs } }, undefined, {
+      timeout: timeoutMs + 60_000,
+    })
+  ).structuredContent as {
     exitCode: number | null;
     stdout: string;
     stderr: string;
