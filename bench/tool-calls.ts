@@ -4,8 +4,8 @@ import type Docker from "dockerode";
 import type { ContainerDriver, ExecSession } from "../runtime/docker/container-driver.js";
 import { ExecStdioTransport } from "../runtime/mcp/exec-stdio-transport.js";
 import { mcpServerArgv, TOOLS_EXEC } from "../runtime/workers/in-container.js";
-import { McpServers } from "../runtime/workers/mcp-servers.js";
-import { catalogOf, isGvisorRuntime } from "../runtime/docker/runtime-choice.js";
+import { McpServers, socketsOutsideGvisor } from "../runtime/workers/mcp-servers.js";
+import { catalogOf } from "../runtime/docker/runtime-choice.js";
 import type { BenchWorker } from "./bench-client.js";
 import { dockerExecToEnd, startInProcessFloor } from "./baselines.js";
 import { measure, round, summarize, type Summary } from "./stats.js";
@@ -71,7 +71,8 @@ export async function measureToolCalls(setup: ToolCallSetup) {
   );
   const socketRead = await directRead(overSocket, callReps, "bench-socket");
   // The channel the bridge uses for this worker (the control plane's rule: stdio under gVisor).
-  const bridgeChannel = isGvisorRuntime(catalogOf(await setup.driver.info()), worker.runtime) ? "stdio" : "socket";
+  const rule = new McpServers(setup.driver, { sockets: socketsOutsideGvisor(catalogOf(await setup.driver.info())) });
+  const bridgeChannel = rule.usesSocket(worker.runtime) ? "socket" : "stdio";
   const hopsP50: Hops = {
     inProcessFloor: floorRead.p50,
     directSocket: socketRead.p50,

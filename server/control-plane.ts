@@ -22,8 +22,7 @@ import { createWorkers } from "../runtime/workers/create-workers.js";
 import type { Workers } from "../runtime/workers/workers.js";
 import type { WorkerPool } from "../runtime/workers/worker-pool.js";
 import type { WorkerPools } from "../runtime/workers/worker-pools.js";
-import { McpServers } from "../runtime/workers/mcp-servers.js";
-import { isGvisorRuntime } from "../runtime/docker/runtime-choice.js";
+import { McpServers, socketsOutsideGvisor } from "../runtime/workers/mcp-servers.js";
 import { McpStandby } from "../runtime/workers/mcp-standby.js";
 import { createApp } from "./app.js";
 import { createApprovalHandler, createNetPrompter } from "./control-plane/approval-prompts.js";
@@ -115,7 +114,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   // In-container MCP servers started with each container, for its first session.
   // Sessions go over a socket where that is faster under load too: not under gVisor (see McpServers).
   const mcpServers = new McpServers(driver, {
-    sockets: (runtime) => options.sessionSockets !== false && !isGvisorRuntime(runtimes.catalog, runtime),
+    sockets: options.sessionSockets === false ? false : socketsOutsideGvisor(runtimes.catalog),
   });
   const standby = new McpStandby(mcpServers);
   const owner = user.uid !== hostUid ? user : undefined;

@@ -7,8 +7,7 @@ import type { RuntimeCatalog } from "../docker/runtime-choice.js";
 import type { EventLog } from "../events/event-log.js";
 import type { StateStore } from "../store/state-store.js";
 import { PROXY_SOCKET_NAME } from "../../contract/container.js";
-import { McpServers } from "./mcp-servers.js";
-import { isGvisorRuntime } from "../docker/runtime-choice.js";
+import { McpServers, socketsOutsideGvisor } from "./mcp-servers.js";
 import type { McpStandby } from "./mcp-standby.js";
 import { PolicyEditor } from "./policy-editor.js";
 import { SessionOpener } from "./session-opener.js";
@@ -106,8 +105,7 @@ export function createWorkers(deps: WorkersDeps): Workers {
     dataDir: config.dataDir,
     hostEnv,
     sandboxUser: deps.sandboxUser,
-    mcpServers:
-      deps.mcpServers ?? new McpServers(driver, { sockets: (runtime) => !isGvisorRuntime(runtimes, runtime) }),
+    mcpServers: deps.mcpServers ?? new McpServers(driver, { sockets: socketsOutsideGvisor(runtimes) }),
     ...(deps.admission === undefined ? {} : { admission: deps.admission }),
     ...(standby === undefined ? {} : { standby }),
   });

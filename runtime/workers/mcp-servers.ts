@@ -1,4 +1,5 @@
 import type { ContainerDriver, ExecSession } from "../docker/container-driver.js";
+import { isGvisorRuntime, type RuntimeCatalog } from "../docker/runtime-choice.js";
 import { openSessionSocket, SocketHandshakeError } from "../mcp/socket-session.js";
 import { MCP_SOCKET_ARG } from "../../contract/container.js";
 import { mcpServerArgv, TOOLS_EXEC } from "./in-container.js";
@@ -13,6 +14,11 @@ export interface McpTarget {
 
 /** Which runtimes' sessions go over a socket: all, none, or those the function picks (by runtime name). */
 export type SocketRuntimes = boolean | ((runtime: string | undefined) => boolean);
+
+/** The control plane's rule: a session socket for every runtime of the engine's but gVisor (see McpServers). */
+export function socketsOutsideGvisor(catalog: RuntimeCatalog): SocketRuntimes {
+  return (runtime) => !isGvisorRuntime(catalog, runtime);
+}
 
 /**
  * Starts in-container MCP servers. Under runc each session gets a one-time socket in the
