@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 import { runHostGit, runHostGitOrThrow } from "./host-git.js";
+import { readHeadOnDisk } from "./read-head.js";
 
 /** What workcell needs to know about a user's repository before borrowing from it. */
 export interface SourceRepo {
@@ -28,6 +29,15 @@ export async function inspectSourceRepo(repo: string, baseRef: string): Promise<
     throw new AppError("invalid_input", `baseRef: expected a branch, tag or commit, received "${baseRef}".`, {
       details: { field: "baseRef" },
     });
+  }
+  if (baseRef === "HEAD") {
+    const head = await readHeadOnDisk(repo);
+    if (head !== undefined)
+      return {
+        path: repo,
+        objectDirs: await collectObjectDirs(path.join(head.commonDir, "objects")),
+        baseCommit: head.commit,
+      };
   }
   // One git process answers both questions: the common directory is printed first, and only
   // a repository gets that far, so an empty answer means "not a repository".
