@@ -29,6 +29,7 @@ import { createApprovalHandler, createNetPrompter } from "./control-plane/approv
 import { createResponseReporter, createToolCallReporter } from "./control-plane/bridge-reports.js";
 import { probeWorkspaceDiskLimits } from "./control-plane/disk-limits.js";
 import { closeServer, listen } from "./control-plane/http-server.js";
+import { WorkerIds } from "../runtime/workers/worker-ids.js";
 import { createWorkerPools } from "./control-plane/warm-pools.js";
 import { chooseWorkerRuntimes } from "./control-plane/worker-runtimes.js";
 import { createLogger } from "./logger.js";
@@ -118,7 +119,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   const standby = new McpStandby(mcpServers);
   const owner = user.uid !== hostUid ? user : undefined;
+  const ids = new WorkerIds(store);
   const pools = await createWorkerPools(config, {
+    ids,
     driver,
     dataDir: config.dataDir,
     instance,
@@ -134,6 +137,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const workers = createWorkers({
     config,
     store,
+    ids,
     driver,
     defaultImage: image,
     instance,

@@ -18,6 +18,7 @@ import { WorkerLauncher } from "./worker-launcher.js";
 import { LifecycleController } from "./worker-lifecycle.js";
 import type { WorkerPools } from "./worker-pools.js";
 import { WorkerReader } from "./worker-reader.js";
+import { WorkerIds } from "./worker-ids.js";
 import { WorkerRecords } from "./worker-records.js";
 import type { Workers } from "./workers.js";
 
@@ -52,12 +53,20 @@ export interface WorkersDeps {
   readonly diskImages?: boolean;
   /** Where the time comes from (absent: the system clock). */
   readonly clock?: Clock;
+  /** Where worker ids come from, shared with the warm pools (absent: a source of its own). */
+  readonly ids?: WorkerIds;
 }
 
 /** Builds every role over one set of workers, sharing one lock, store and event log. */
 export function createWorkers(deps: WorkersDeps): Workers {
   const { driver, config, hostEnv, runtimes, standby } = deps;
-  const records = new WorkerRecords(deps.store, deps.events, deps.clock ?? systemClock, config.dataDir);
+  const records = new WorkerRecords(
+    deps.store,
+    deps.events,
+    deps.clock ?? systemClock,
+    config.dataDir,
+    deps.ids ?? new WorkerIds(deps.store),
+  );
   const channels = new ToolsChannels(driver);
   // The proxy records into the policy editor, made below: the editor needs the proxy first.
   let permissions: PolicyEditor | undefined;

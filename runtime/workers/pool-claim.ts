@@ -8,7 +8,7 @@ import { defaultPolicy } from "../permissions/policy.js";
 import { unmountWorkspace } from "../workspace/disk-image.js";
 import { adoptPooledCheckout, chownTree, createStandaloneClone } from "../workspace/shared-clone.js";
 import type { WorkerEgress } from "./worker-egress.js";
-import type { PoolSlot } from "./worker-pool.js";
+import { SLOT_RECORD, type PoolSlot } from "./worker-pool.js";
 import { writePolicyFile } from "./worker-policy.js";
 import type { WorkerRecords } from "./worker-records.js";
 import type { Worker } from "./worker.js";
@@ -37,7 +37,9 @@ export function isPoolable(worker: Worker, defaultImage: string, poolRuntime: st
 /**
  * Turns a warm pool slot into this worker: the slot directory (already mounted in the
  * started container) is renamed to the worker's directory and the workspace materialised
- * in it. On failure everything is undone and the caller starts the worker cold.
+ * in it. A repository pool's slot is claimed by the worker whose id it set aside
+ * (`worker.id` is `slot.checkout.workerId`). On failure everything is undone and the caller
+ * starts the worker cold.
  */
 export async function claimPoolSlot(deps: PoolClaimDeps, worker: Worker, slot: PoolSlot): Promise<Worker> {
   const { records, owner } = deps;
@@ -48,23 +50,17 @@ export async function claimPoolSlot(deps: PoolClaimDeps, worker: Worker, slot: P
     // The container's mounts follow the directory, not its name.
     await rename(slot.dir, workerDir);
     if (slot.checkout !== undefined) {
-      // Cloned ahead of time: only the branch (and, if the repository moved on, the commit)
-      // changes. A slot at the wanted commit fetches nothing, so the pin is written meanwhile;
-      // otherwise the commit is fetched by the pin.
+      // Cloned ahead of time, for this worker's id: its commit is pinned under that id and its
+      // branch has the default name. Only what differs changes: if the repository moved on, the
+      // pin moves to the wanted commit and the workspace fetches it by the pin.
+      if (slot.checkout.commit !== worker.baseCommit) await pinBase(worker.repo, worker.id, worker.baseCommit);
       const target = {
         repo: worker.repo,
         branch: worker.branch,
         baseCommit: worker.baseCommit,
         baseRef: baseRefName(worker.id),
       };
-      const current = slot.checkout.commit === worker.baseCommit;
-      if (!current) await pinBase(worker.repo, worker.id, worker.baseCommit);
-      const [pinned, adopted] = await Promise.allSettled([
-        current ? pinBase(worker.repo, worker.id, worker.baseCommit) : undefined,
-        adoptPooledCheckout(worker.workspace, slot.checkout, target, owner),
-      ]);
-      if (pinned.status === "rejected") throw pinned.reason;
-      if (adopted.status === "rejected") throw adopted.reason;
+      await adoptPooledCheckout(worker.workspace, slot.checkout, target, owner);
     } else {
       await pinBase(worker.repo, worker.id, worker.baseCommit);
       await createStandaloneClone(worker.repo, worker.workspace, worker.branch, worker.baseCommit);
@@ -81,6 +77,8 @@ export async function claimPoolSlot(deps: PoolClaimDeps, worker: Worker, slot: P
       runtime: worker.runtime,
       pooled: true,
     });
+    // Claimed: a restart must not take this worker's pin for a slot's (clearPoolLeftovers).
+    await rm(path.join(workerDir, SLOT_RECORD), { force: true }).catch(() => undefined);
     return running;
   } catch (error) {
     await deps.driver.remove(slot.containerId).catch(() => undefined);

@@ -10,6 +10,7 @@ import { isInside } from "../permissions/policy.js";
 import type { CreateWorkerInput, Worker } from "./worker.js";
 import { assertGrantsExist, policyFromInput } from "./worker-policy.js";
 import { admitBindSources } from "./bind-sources.js";
+import { defaultWorkerName, workerBranch } from "./worker-ids.js";
 import { deniedMessage } from "../../contract/sandbox-error.js";
 
 /** What planning a worker needs to know about the control plane. */
@@ -27,6 +28,20 @@ export interface CreationContext {
   readonly clock: Clock;
   newId(): Promise<string>;
   workspaceOf(id: string): string;
+}
+
+/** What follows from a worker's id: its name (unless one is given), its branch and its workspace. */
+export function namesOf(
+  id: string,
+  givenName: string | undefined,
+  workspaceOf: (id: string) => string,
+): Pick<Worker, "id" | "name" | "branch" | "workspace"> {
+  return {
+    id,
+    name: givenName ?? defaultWorkerName(id),
+    branch: workerBranch(id, givenName),
+    workspace: workspaceOf(id),
+  };
 }
 
 /**
@@ -64,18 +79,13 @@ export async function planWorker(
     catalog: context.runtimes,
   });
   const source = await inspectSourceRepo(input.repo, input.baseRef ?? "HEAD");
-  const id = await context.newId();
-  const prefix = input.name ?? "agent";
   const now = isoNow(context.clock);
   const worker: Worker = {
-    id,
-    name: input.name ?? `${prefix}-${id}`,
+    ...namesOf(await context.newId(), input.name, context.workspaceOf),
     status: "starting",
     repo: source.path,
-    branch: `workcell/${prefix}-${id}`,
     baseRef: input.baseRef ?? "HEAD",
     baseCommit: source.baseCommit,
-    workspace: context.workspaceOf(id),
     image: input.image ?? context.defaultImage,
     ...(input.model === undefined ? {} : { model: input.model }),
     ...(input.agent === undefined ? {} : { agent: input.agent }),

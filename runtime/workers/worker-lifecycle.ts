@@ -1,5 +1,4 @@
 import { mkdir, rm, stat } from "node:fs/promises";
-import path from "node:path";
 import type { ContainerDriver } from "../docker/container-driver.js";
 import type { RuntimeCatalog } from "../docker/runtime-choice.js";
 import { AppError } from "../errors/app-error.js";
@@ -10,9 +9,10 @@ import type { McpStandby } from "./mcp-standby.js";
 import { claimPoolSlot, isPoolable } from "./pool-claim.js";
 import { restoreWorkers } from "./restore-workers.js";
 import type { ToolsChannels } from "./tools-channel.js";
-import { planWorker } from "./worker-creation.js";
+import { namesOf, planWorker } from "./worker-creation.js";
 import type { WorkerEgress } from "./worker-egress.js";
 import type { WorkerLauncher } from "./worker-launcher.js";
+import type { PoolSlot } from "./worker-pool.js";
 import type { WorkerPools } from "./worker-pools.js";
 import type { WorkerRecords } from "./worker-records.js";
 import type { CreateWorkerInput, RemoveResult, Worker } from "./worker.js";
@@ -143,6 +143,31 @@ export class LifecycleController implements WorkerLifecycle {
     await this.deps.egress.closeAll();
   }
 
+  /**
+   * The worker made from a warm pool slot, or undefined (an event says why) when the claim
+   * failed and the worker is to start cold. A repository pool's slot comes with the id it set
+   * aside, which the worker takes (with the name and branch that follow from it): the slot's
+   * branch and pin are named for it.
+   */
+  private async claimSlot(input: CreateWorkerInput, planned: Worker, slot: PoolSlot): Promise<Worker | undefined> {
+    const { records, driver } = this.deps;
+    const reserved = slot.checkout?.workerId;
+    const worker =
+      reserved === undefined ? planned : { ...planned, ...namesOf(reserved, input.name, records.workspaceOf) };
+    const claimDeps = { records, driver, egress: this.deps.egress, owner: this.deps.workspaceOwner };
+    try {
+      return await records.lock.run(worker.id, () => claimPoolSlot(claimDeps, worker, slot));
+    } catch (error) {
+      records
+        .event(worker.id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) })
+        .catch(() => undefined);
+      return undefined;
+    } finally {
+      // Stored by now, or given up: either way no longer the slot's to hold.
+      if (reserved !== undefined) records.ids.release(reserved);
+    }
+  }
+
   /** Refuses a name another worker has, or is being created with: a name must find one worker. */
   private async claimName(name: string): Promise<void> {
     const holder = this.namesInCreation.has(name)
@@ -171,7 +196,7 @@ export class LifecycleController implements WorkerLifecycle {
       diskEnforcement: this.deps.diskImages === true ? "image" : "watchdog",
       clock: records.clock,
       newId: () => records.newId(),
-      workspaceOf: (id) => path.join(records.workerDir(id), "workspace"),
+      workspaceOf: records.workspaceOf,
     });
     records.addSecrets(secrets);
     const { id } = worker;
@@ -180,15 +205,7 @@ export class LifecycleController implements WorkerLifecycle {
         ? await pools.claim(worker.repo)
         : undefined;
     if (slot !== undefined) {
-      const claimDeps = { records, driver, egress: this.deps.egress, owner: this.deps.workspaceOwner };
-      const claimed = await records.lock
-        .run(id, () => claimPoolSlot(claimDeps, worker, slot))
-        .catch(async (error: unknown) => {
-          records
-            .event(id, "pool_claim_failed", { reason: error instanceof Error ? error.message : String(error) })
-            .catch(() => undefined);
-          return undefined;
-        });
+      const claimed = await this.claimSlot(input, worker, slot);
       if (claimed !== undefined) return claimed;
     }
     return records.lock.run(id, async () => {

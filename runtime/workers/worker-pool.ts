@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readdir, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { approvalDefaults } from "../approvals/approval.js";
 import type { ContainerDriver } from "../docker/container-driver.js";
@@ -10,7 +10,9 @@ import type { Worker } from "./worker.js";
 import { writePolicyFile } from "./worker-policy.js";
 import { createDiskImage, unmountWorkspace } from "../workspace/disk-image.js";
 import { chownTree, createStandaloneClone, type PooledCheckout } from "../workspace/shared-clone.js";
-import { inspectSourceRepo } from "../git/source-repo.js";
+import { inspectSourceRepo, pinBase, unpinBase } from "../git/source-repo.js";
+import { z } from "zod";
+import { workerBranch, type WorkerIds } from "./worker-ids.js";
 
 /** How long after a claim the pool starts preparing replacements. */
 export const REFILL_DELAY_MS = 1_000;
@@ -49,7 +51,17 @@ export interface PoolDeps {
   readonly repo?: string;
   /** Who a cloned workspace is handed to (absent: the control plane is the sandbox user). */
   readonly owner?: { uid: number; gid: number };
+  /** Where a repository pool's slots get the ids of their future workers (required with `repo`). */
+  readonly ids?: WorkerIds;
 }
+
+/**
+ * A repository pool's record in its slot directory, written before the slot pins a commit in
+ * the source repository, so a restart can drop the pin of a slot nobody claimed.
+ */
+export const SLOT_RECORD = "slot.json";
+const SlotRecordSchema = z.object({ repo: z.string().min(1), workerId: z.string().regex(/^[0-9a-f]{8}$/) });
+type SlotRecord = z.infer<typeof SlotRecordSchema>;
 
 /**
  * Removes what a previous run left: pool containers no worker claimed (`claimed` are the
@@ -64,9 +76,22 @@ export async function clearPoolLeftovers(
   const leftovers = await driver.list({ [LABEL_INSTANCE]: instance, [LABEL_POOL]: "true" });
   for (const container of leftovers) if (!claimed.has(container.id)) await driver.remove(container.id);
   const poolDir = path.join(dataDir, "pool");
-  for (const slot of await readdir(poolDir).catch(() => []))
+  for (const slot of await readdir(poolDir).catch(() => [])) {
     await unmountWorkspace(path.join(poolDir, slot, "workspace"));
+    const pinned = await readSlotRecord(path.join(poolDir, slot));
+    if (pinned !== undefined) await unpinBase(pinned.repo, pinned.workerId).catch(() => undefined);
+  }
   await rm(poolDir, { recursive: true, force: true });
+}
+
+/** A slot's record, or undefined when it has none (an empty slot) or it cannot be read. */
+async function readSlotRecord(dir: string): Promise<SlotRecord | undefined> {
+  try {
+    const parsed = SlotRecordSchema.safeParse(JSON.parse(await readFile(path.join(dir, SLOT_RECORD), "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -189,9 +214,10 @@ export class WorkerPool {
       // reads the workspace before a claim.
       const [started, cloned] = await Promise.allSettled([
         this.startSlot(id, dir, workspace),
-        this.cloneInto(id, workspace),
+        this.cloneInto(dir, workspace),
       ]);
       if (started.status === "rejected") {
+        if (cloned.status === "fulfilled" && cloned.value !== undefined) await this.release(cloned.value);
         throw started.reason;
       }
       if (cloned.status === "rejected") {
@@ -208,14 +234,40 @@ export class WorkerPool {
     }
   }
 
-  /** A repository pool's clone for slot `id`, checked out on a placeholder branch and handed to the owner. */
-  private async cloneInto(id: string, workspace: string): Promise<PooledCheckout | undefined> {
-    if (this.deps.repo === undefined) return undefined;
-    const source = await inspectSourceRepo(this.deps.repo, "HEAD");
-    const checkout: PooledCheckout = { repo: source.path, commit: source.baseCommit, branch: `workcell/${id}` };
-    await createStandaloneClone(checkout.repo, workspace, checkout.branch, checkout.commit);
-    if (this.deps.owner !== undefined) await chownTree(workspace, this.deps.owner.uid, this.deps.owner.gid);
+  /**
+   * A repository pool's clone in slot directory `dir`, checked out on the branch of the worker
+   * that will claim it, whose id the slot sets aside now, with its commit pinned under that
+   * id: a claim at the same commit then runs no git at all. Handed to the owner.
+   */
+  private async cloneInto(dir: string, workspace: string): Promise<PooledCheckout | undefined> {
+    const { repo, ids } = this.deps;
+    if (repo === undefined) return undefined;
+    if (ids === undefined) throw new Error("a repository pool needs the worker ids (PoolDeps.ids)");
+    const source = await inspectSourceRepo(repo, "HEAD");
+    const workerId = await ids.reserve();
+    const checkout: PooledCheckout = {
+      repo: source.path,
+      commit: source.baseCommit,
+      branch: workerBranch(workerId, undefined),
+      workerId,
+    };
+    try {
+      const record: SlotRecord = { repo: checkout.repo, workerId };
+      await writeFile(path.join(dir, SLOT_RECORD), JSON.stringify(record), { mode: 0o600 });
+      await pinBase(checkout.repo, workerId, checkout.commit);
+      await createStandaloneClone(checkout.repo, workspace, checkout.branch, checkout.commit);
+      if (this.deps.owner !== undefined) await chownTree(workspace, this.deps.owner.uid, this.deps.owner.gid);
+    } catch (error) {
+      await this.release(checkout);
+      throw error;
+    }
     return checkout;
+  }
+
+  /** Gives up what a slot's checkout holds: its pin in the source repository and its worker's id. */
+  private async release(checkout: PooledCheckout): Promise<void> {
+    await unpinBase(checkout.repo, checkout.workerId).catch(() => undefined);
+    this.deps.ids?.release(checkout.workerId);
   }
 
   private async startSlot(id: string, dir: string, workspace: string): Promise<PoolSlot> {
@@ -264,6 +316,7 @@ export class WorkerPool {
 
   private async discard(slot: PoolSlot): Promise<void> {
     this.deps.standby?.drop(slot.containerId);
+    if (slot.checkout !== undefined) await this.release(slot.checkout);
     await this.deps.driver.remove(slot.containerId).catch(() => undefined);
     await unmountWorkspace(path.join(slot.dir, "workspace")).catch(() => undefined);
     await rm(slot.dir, { recursive: true, force: true });

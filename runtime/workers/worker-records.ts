@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { isoNow, type Clock } from "../clock/clock.js";
 import { AppError } from "../errors/app-error.js";
 import type { EventLog } from "../events/event-log.js";
 import type { StateStore } from "../store/state-store.js";
 import { KeyedLock } from "./keyed-lock.js";
+import { WorkerIds } from "./worker-ids.js";
 import type { Worker } from "./worker.js";
 import type { WorkerActivity, WorkerDownListener } from "./workers.js";
 
@@ -26,6 +26,7 @@ export class WorkerRecords implements WorkerActivity {
     readonly events: EventLog,
     readonly clock: Clock,
     private readonly dataDir: string,
+    readonly ids: WorkerIds = new WorkerIds(store),
   ) {}
 
   /** The stored worker; not_found (with how to list them) when there is none. */
@@ -80,16 +81,16 @@ export class WorkerRecords implements WorkerActivity {
     return path.join(this.dataDir, "workers", id);
   }
 
+  /** Where the worker's workspace lives (mounted at /workspace). */
+  readonly workspaceOf = (id: string): string => path.join(this.workerDir(id), "workspace");
+
   /** The worker's control dir, mounted read-only in the container: policy file and proxy socket. */
   runDir(id: string): string {
     return path.join(this.workerDir(id), "run");
   }
 
-  /** A worker id no stored worker has. */
-  async newId(): Promise<string> {
-    for (;;) {
-      const id = randomBytes(4).toString("hex");
-      if ((await this.store.getWorker(id)) === undefined) return id;
-    }
+  /** A worker id no stored worker has and no pool slot has set aside. */
+  newId(): Promise<string> {
+    return this.ids.next();
   }
 }

@@ -70,11 +70,16 @@ export async function createStandaloneClone(
     throw new AppError("internal", `Could not check out ${baseCommit} on ${branch}: ${checkout.stderr.trim()}`);
 }
 
-/** A workspace cloned ahead of any request (a repository pool's slot), on a placeholder branch; `repo` is a real path. */
+/**
+ * A workspace cloned ahead of any request (a repository pool's slot), on the branch its
+ * worker gets by default; `repo` is a real path, where `commit` is pinned under `workerId`.
+ */
 export interface PooledCheckout {
   readonly repo: string;
   readonly commit: string;
   readonly branch: string;
+  /** The id the slot set aside for the worker that claims it. */
+  readonly workerId: string;
 }
 
 /** What a claimed pooled workspace must become (the same repository as the slot's): what a cold clone would give. */
@@ -88,39 +93,44 @@ export interface CheckoutTarget {
 
 /**
  * Turns a pooled workspace into a worker's. When the slot was cloned at the commit asked
- * for, its placeholder branch is renamed and only `.git` is handed back to `owner` (nothing
- * in the work tree changed). Otherwise the commit is fetched from the source, checked out on
- * the worker's branch and the whole tree handed back. Runs before anything untrusted has run
- * in the container (its only process is workcell's own tools server), so the host may run
- * git there.
+ * for on the worker's branch (the default name), nothing changes; on another branch, its
+ * branch is renamed and only `.git` is handed back to `owner` (nothing in the work tree
+ * changed). Otherwise the commit is fetched from the source, checked out on the worker's
+ * branch and the whole tree handed back. Runs before anything untrusted has run in the
+ * container (its only process is workcell's own tools server), so the host may run git there.
  */
 export async function adoptPooledCheckout(
   workspace: string,
   slot: PooledCheckout,
   target: CheckoutTarget,
   owner: { uid: number; gid: number } | undefined,
-): Promise<"renamed" | "fetched"> {
+): Promise<"kept" | "renamed" | "fetched"> {
   // The tree is the sandbox user's already: without this, git refuses a repository another user owns.
   const trusted = ["-c", `safe.directory=${workspace}`];
   const current = slot.commit === target.baseCommit;
-  const steps: [string[], string][] = current
-    ? [
-        [
-          [...trusted, "branch", "-m", slot.branch, target.branch],
-          `Could not name the pooled workspace's branch ${target.branch}`,
-        ],
-      ]
-    : [
-        [
-          [...trusted, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", target.repo, target.baseRef],
-          `Could not fetch ${target.baseCommit} from ${target.repo}`,
-        ],
-        [
-          [...trusted, "checkout", "--quiet", "-b", target.branch, target.baseCommit],
-          `Could not check out ${target.baseCommit} on ${target.branch}`,
-        ],
-        [[...trusted, "branch", "-D", slot.branch], `Could not delete the placeholder branch ${slot.branch}`],
-      ];
+  const sameBranch = slot.branch === target.branch;
+  if (current && sameBranch) return "kept";
+  const steps: [string[], string][] = [];
+  if (current) {
+    steps.push([
+      [...trusted, "branch", "-m", slot.branch, target.branch],
+      `Could not name the pooled workspace's branch ${target.branch}`,
+    ]);
+  } else {
+    steps.push(
+      [
+        [...trusted, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--", target.repo, target.baseRef],
+        `Could not fetch ${target.baseCommit} from ${target.repo}`,
+      ],
+      [
+        // -B on the slot's own branch, which moves to the commit.
+        [...trusted, "checkout", "--quiet", sameBranch ? "-B" : "-b", target.branch, target.baseCommit],
+        `Could not check out ${target.baseCommit} on ${target.branch}`,
+      ],
+    );
+    if (!sameBranch)
+      steps.push([[...trusted, "branch", "-D", slot.branch], `Could not delete the slot's branch ${slot.branch}`]);
+  }
   for (const [args, message] of steps) {
     const result = await runHostGit(workspace, args);
     if (result.exitCode !== 0) throw new AppError("internal", `${message}: ${result.stderr.trim()}`);

@@ -11,6 +11,9 @@ import { InMemoryStateStore } from "../../../../runtime/testing/in-memory-store.
 import { ManualClock } from "../../../../runtime/testing/manual-clock.js";
 import { createWorkers } from "../../../../runtime/workers/create-workers.js";
 import type { Workers } from "../../../../runtime/workers/workers.js";
+import { WorkerIds } from "../../../../runtime/workers/worker-ids.js";
+import { WorkerPool } from "../../../../runtime/workers/worker-pool.js";
+import { WorkerPools } from "../../../../runtime/workers/worker-pools.js";
 
 /** The image the fake engine has, that fake workers run. */
 export const FAKE_IMAGE = "workcell-sandbox:in-memory";
@@ -26,12 +29,20 @@ export interface FakeWorkers {
   readonly dataDir: string;
   /** A git repository with one commit, to create workers from. */
   readonly repo: string;
+  /** The warm pools, when `repoPoolSize` asked for a pool of `repo` (not filled until started). */
+  readonly pools: WorkerPools | undefined;
   /** Removes the data dir and the repository. */
   cleanUp(): Promise<void>;
 }
 
-/** Builds workers on the fakes; `engine` overrides what the fake engine reports. */
-export async function createFakeWorkers(engine: Partial<EngineInfo> = {}): Promise<FakeWorkers> {
+/**
+ * Builds workers on the fakes; `engine` overrides what the fake engine reports, and
+ * `repoPoolSize` gives them a repository pool of the repository (runc, no standby servers).
+ */
+export async function createFakeWorkers(
+  engine: Partial<EngineInfo> = {},
+  options: { repoPoolSize?: number } = {},
+): Promise<FakeWorkers> {
   const root = await realpath(await mkdtemp(path.join(tmpdir(), "workcell-fake-workers-")));
   const repo = path.join(root, "repo");
   await mkdir(repo);
@@ -56,6 +67,28 @@ export async function createFakeWorkers(engine: Partial<EngineInfo> = {}): Promi
   const events = await EventLog.open(dataDir, () => []);
   const clock = new ManualClock();
   const instance = randomBytes(6).toString("hex");
+  const ids = new WorkerIds(store);
+  const pools =
+    options.repoPoolSize === undefined
+      ? undefined
+      : new WorkerPools(
+          (size, poolRepo) =>
+            new WorkerPool({
+              size,
+              ...(poolRepo === undefined ? {} : { repo: poolRepo }),
+              driver,
+              dataDir,
+              instance,
+              image: FAKE_IMAGE,
+              runtime: "runc",
+              user: { uid: 1000, gid: 1000 },
+              hostCpus: 2,
+              log: () => undefined,
+              ids,
+            }),
+          "runc",
+          { emptySize: 0, repos: [{ repo, size: options.repoPoolSize }] },
+        );
   const workers = createWorkers({
     config: { dataDir, runtime: undefined },
     store,
@@ -69,6 +102,8 @@ export async function createFakeWorkers(engine: Partial<EngineInfo> = {}): Promi
     runtimes: catalogOf(await driver.info()),
     events,
     clock,
+    ids,
+    ...(pools === undefined ? {} : { pools }),
   });
   return {
     workers,
@@ -79,6 +114,7 @@ export async function createFakeWorkers(engine: Partial<EngineInfo> = {}): Promi
     instance,
     dataDir,
     repo,
+    pools,
     cleanUp: () => rm(root, { recursive: true, force: true }),
   };
 }
