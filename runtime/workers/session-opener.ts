@@ -51,6 +51,15 @@ export class SessionOpener implements WorkerSessions {
   }
 
   async openMcpSession(id: string): Promise<ExecSession> {
+    // A server waiting in the stored worker's container shows that container runs: the
+    // session takes it without asking the engine first (which the first session of every
+    // new worker would wait for). A container that died meanwhile ends that server, and the
+    // standby then has nothing to hand over.
+    const stored = await this.deps.records.store.getWorker(id);
+    if (stored?.status === "running" && stored.containerId !== undefined) {
+      const waiting = await this.deps.standby?.take(stored.containerId, mcpSessionEnv(stored));
+      if (waiting !== undefined) return waiting;
+    }
     const { worker, containerId } = await this.deps.lookup.requireRunning(id);
     const env = mcpSessionEnv(worker);
     return (
