@@ -9,6 +9,7 @@ import { parseGate } from "./gate/finish-gate.js";
 import { assumeSandboxUser } from "./identity/sandbox-user.js";
 import { pinRoot } from "./fs/pinned-roots.js";
 import { AccessControl } from "./permissions/access-control.js";
+import { PolicySource } from "./permissions/policy-file.js";
 import { createToolServer } from "./server.js";
 import { killMarkedProcesses } from "./shell/call-marker.js";
 import { interactiveShellRc, serveShellChecks } from "./shell/interactive-shell.js";
@@ -93,7 +94,10 @@ async function serveMcp(root: string, rest: readonly string[]): Promise<void> {
   } catch {
     // No workspace to keep open (yet): each call opens it, as before.
   }
-  const { server } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]) });
+  // Read now, while the server waits for its session, not on the session's first call.
+  const policy = new PolicySource();
+  policy.current();
+  const { server } = createToolServer({ root, gate: parseGate(process.env[GATE_VAR]), policy });
   // The bridge ends a session by closing stdin: exit then, whatever is in flight.
   process.stdin.on("end", () => process.exit(0));
   process.stdin.on("close", () => process.exit(0));

@@ -1,4 +1,4 @@
-import { chmod, mkdir, rename, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { AppError } from "../errors/app-error.js";
 import {
@@ -63,10 +63,14 @@ export async function findHiddenPaths(policy: Policy): Promise<{ path: string; d
  * world-readable, replaced atomically so a tool never reads half a file.
  */
 export async function writePolicyFile(runDir: string, policy: Policy, approvals: PolicyApprovals): Promise<void> {
+  const target = path.join(runDir, POLICY_FILE_NAME);
+  const content = JSON.stringify(toPolicyFile(policy, approvals));
+  // Unchanged (a pool slot claimed with the policy it started with): left alone, so the tools'
+  // copy, read before the claim, stays current and the first call does not read it again.
+  if ((await readFile(target, "utf8").catch(() => undefined)) === content) return;
   await mkdir(runDir, { recursive: true });
   await chmod(runDir, 0o755);
-  const target = path.join(runDir, POLICY_FILE_NAME);
   const temporary = `${target}.${process.pid}.tmp`;
-  await writeFile(temporary, JSON.stringify(toPolicyFile(policy, approvals)), { mode: 0o644 });
+  await writeFile(temporary, content, { mode: 0o644 });
   await rename(temporary, target);
 }
