@@ -67,6 +67,20 @@ describe("a killed container", () => {
     await client.close().catch(() => undefined);
   });
 
+  it("refuses the first session of a worker killed before it, with the reason, though a server was waiting for that session", async () => {
+    const worker = await spawn();
+    await docker.getContainer(worker.containerId).kill();
+    const refused = await test.connect(worker.mcpUrl).then(
+      () => new Error("a session opened in a killed container"),
+      (error: unknown) => error,
+    );
+    // Refused by the worker's status, or, if the waiting server's end is not seen yet, by the
+    // session's first request: an error that says so either way, never a session.
+    expect(String(refused)).toMatch(/is failed, not running|sandbox ended before answering/);
+    const after = await test.api<ApiWorker>("GET", `/v1/workers/${worker.id}`);
+    expect(after.body.status).toBe("failed");
+  });
+
   it("is recreated on start when the container was removed behind workcell's back", async () => {
     const worker = await spawn();
     await writeFile(path.join(worker.workspace, "notes.txt"), "kept");
