@@ -1,15 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { chown, mkdir, mkdtemp, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chown, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, repoWithOneCommit } from "./git-fixture.js";
 import { readHeadOnDisk } from "../../../../runtime/git/read-head.js";
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.email=t@example.invalid", "-c", "user.name=t", ...args], {
-    cwd,
-    encoding: "utf8",
-  }).trim();
 
 /** What git itself answers for HEAD: the common directory and the commit. */
 const gitsAnswer = (repo: string) => {
@@ -28,13 +21,7 @@ describe("readHeadOnDisk", () => {
   let root: string;
   let repo: string;
   beforeAll(async () => {
-    root = await realpath(await mkdtemp(path.join(tmpdir(), "read-head-")));
-    repo = path.join(root, "repo");
-    await mkdir(repo);
-    git(repo, "init", "-q", "-b", "main");
-    await writeFile(path.join(repo, "a.txt"), "one\n");
-    git(repo, "add", "a.txt");
-    git(repo, "commit", "-qm", "first");
+    ({ root, repo } = await repoWithOneCommit("read-head-"));
   });
   afterAll(async () => {
     await rm(root, { recursive: true, force: true });

@@ -1,15 +1,8 @@
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { git, repoWithOneCommit } from "./git-fixture.js";
 import { inspectSourceRepo } from "../../../../runtime/git/source-repo.js";
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.email=t@example.invalid", "-c", "user.name=t", ...args], {
-    cwd,
-    encoding: "utf8",
-  }).trim();
 
 describe("inspectSourceRepo", () => {
   let root: string;
@@ -17,13 +10,7 @@ describe("inspectSourceRepo", () => {
   let head: string;
   let first: string;
   beforeAll(async () => {
-    root = await realpath(await mkdtemp(path.join(tmpdir(), "source-repo-")));
-    repo = path.join(root, "repo");
-    await mkdir(repo);
-    git(repo, "init", "-q", "-b", "main");
-    await writeFile(path.join(repo, "a.txt"), "one\n");
-    git(repo, "add", "a.txt");
-    git(repo, "commit", "-qm", "first");
+    ({ root, repo } = await repoWithOneCommit("source-repo-"));
     first = git(repo, "rev-parse", "HEAD");
     await writeFile(path.join(repo, "a.txt"), "two\n");
     git(repo, "commit", "-qam", "second");

@@ -1,15 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { clearPoolLeftovers } from "../../../../runtime/workers/worker-pool.js";
+import { git } from "../git/git-fixture.js";
 import { createFakeWorkers, type FakeWorkers } from "./fake-workers.js";
-
-const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.email=t@example.invalid", "-c", "user.name=t", ...args], {
-    cwd,
-    encoding: "utf8",
-  }).trim();
 
 /** The workcell refs in the repository: ref → commit. */
 const pins = (repo: string): Record<string, string> =>
