@@ -51,8 +51,8 @@ export interface PoolDeps {
   readonly repo?: string;
   /** Who a cloned workspace is handed to (absent: the control plane is the sandbox user). */
   readonly owner?: { uid: number; gid: number };
-  /** Where a repository pool's slots get the ids of their future workers (required with `repo`). */
-  readonly ids?: WorkerIds;
+  /** Where a repository pool's slots get the ids of their future workers. */
+  readonly ids: WorkerIds;
 }
 
 /**
@@ -242,7 +242,6 @@ export class WorkerPool {
   private async cloneInto(dir: string, workspace: string): Promise<PooledCheckout | undefined> {
     const { repo, ids } = this.deps;
     if (repo === undefined) return undefined;
-    if (ids === undefined) throw new Error("a repository pool needs the worker ids (PoolDeps.ids)");
     const source = await inspectSourceRepo(repo, "HEAD");
     const workerId = await ids.reserve();
     const checkout: PooledCheckout = {
@@ -267,7 +266,7 @@ export class WorkerPool {
   /** Gives up what a slot's checkout holds: its pin in the source repository and its worker's id. */
   private async release(checkout: PooledCheckout): Promise<void> {
     await unpinBase(checkout.repo, checkout.workerId).catch(() => undefined);
-    this.deps.ids?.release(checkout.workerId);
+    this.deps.ids.release(checkout.workerId);
   }
 
   private async startSlot(id: string, dir: string, workspace: string): Promise<PoolSlot> {
